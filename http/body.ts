@@ -45,6 +45,21 @@ export function lengthFault(req: HttpRequest): 'conflicting' | 'not_a_length' | 
 }
 
 /**
+ * Why the request's Transfer-Encoding cannot be read, or null when it is `chunked` alone (any case, over any
+ * number of field lines). uWS reads every Transfer-Encoding as chunked whatever it names, so a coding before
+ * `chunked` (`gzip, chunked`) would reach a handler still encoded, and a final coding other than `chunked`
+ * leaves the body's end unknown (RFC 9112 6.1).
+ */
+export function codingFault(req: HttpRequest): 'not_chunked_last' | 'unsupported_coding' | null {
+  const codings: string[] = [];
+  req.forEach((name, value) => {
+    if (name === 'transfer-encoding') codings.push(...value.split(',').map((c) => c.trim().toLowerCase()));
+  });
+  if (codings.length === 1 && codings[0] === 'chunked') return null;
+  return codings.at(-1) === 'chunked' ? 'unsupported_coding' : 'not_chunked_last';
+}
+
+/**
  * Starts reading at once (uWS drops chunks that arrive before `onData` is set), so call it before the
  * request callback returns. Resolves once: with the whole body, or with why it could not be had. A body of
  * unknown length takes its bytes from `hold` as they arrive (a declared length was taken by the caller).

@@ -19,12 +19,54 @@ import {
   type RequestLine,
 } from './dispatch.core.js';
 
+const lengthHint =
+  'Send one Content-Length of digits (identical repeats are accepted); the connection is closed.';
+
+type FramingFault = 'conflicting' | 'not_a_length' | 'not_chunked_last' | 'unsupported_coding';
+
+const framingReplies: Record<FramingFault, { event: string; reply: () => ApiReply }> = {
+  conflicting: {
+    event: 'conflicting_content_length',
+    reply: () =>
+      errorReply('unreadable_body', {
+        detail: 'The request carries Content-Length values that differ, so where its body ends is unknown.',
+        hint: lengthHint,
+      }),
+  },
+  not_a_length: {
+    event: 'invalid_content_length',
+    reply: () =>
+      errorReply('unreadable_body', {
+        detail:
+          'The request carries a Content-Length that is not a number of bytes, so where its body ends is unknown.',
+        hint: lengthHint,
+      }),
+  },
+  not_chunked_last: {
+    event: 'unsupported_transfer_coding',
+    reply: () =>
+      errorReply('unsupported_transfer_coding', {
+        detail:
+          "The request's Transfer-Encoding does not end in `chunked`, so where its body ends is unknown; the body was not read.",
+      }),
+  },
+  unsupported_coding: {
+    event: 'unsupported_transfer_coding',
+    reply: () =>
+      errorReply('unsupported_transfer_coding', {
+        detail:
+          "The request's Transfer-Encoding names a coding before `chunked` (or `chunked` twice); this node reads `chunked` alone. The body was not read.",
+      }),
+  },
+};
+
 /**
- * 400 and close for a Content-Length that leaves the body's end unknown (two values that differ, or a
- * negative one uWS let through), answered on the next turn: uWS keeps parsing what follows the first
- * length as a request of its own and would serve it before a synchronous answer is flushed, while a
- * response still pending when such a request arrives makes uWS drop the connection instead. So the sender sees the 400, or (a
- * request hidden behind the first length) the connection closed; the hidden request is never served.
+ * 400 and close for framing that leaves the body's end unknown or its bytes unreadable: a Content-Length with
+ * two values that differ or a negative one uWS let through, or a Transfer-Encoding other than `chunked` alone.
+ * Answered on the next turn: uWS keeps parsing what follows the first length as a request of its own and
+ * would serve it before a synchronous answer is flushed, while a response still pending when such a request
+ * arrives makes uWS drop the connection instead. So the sender sees the 400, or (a request hidden behind the
+ * first length, or a body uWS cannot read as chunks) the connection closed; the hidden request is never served.
  */
 export function refuseFraming(
   core: GatewayCore,
@@ -32,18 +74,12 @@ export function refuseFraming(
   res: HttpResponse,
   base: WriteContext,
   line: RequestLine,
-  fault: 'conflicting' | 'not_a_length',
+  fault: FramingFault,
 ): void {
   const exchange = new Exchange(res, l);
-  const event = fault === 'conflicting' ? 'conflicting_content_length' : 'invalid_content_length';
+  const { event, reply: replyOf } = framingReplies[fault];
   core.log.warn({ ...line, path: safePath(line.path), event }, event);
-  const reply = errorReply('unreadable_body', {
-    detail:
-      fault === 'conflicting'
-        ? 'The request carries Content-Length values that differ, so where its body ends is unknown.'
-        : 'The request carries a Content-Length that is not a number of bytes, so where its body ends is unknown.',
-    hint: 'Send one Content-Length of digits (identical repeats are accepted); the connection is closed.',
-  });
+  const reply = replyOf();
   setImmediate(() => {
     if (exchange.send({ ...base, close: true }, reply)) logRequest(core, 'info', line, reply.status);
   });

@@ -10,7 +10,7 @@
 import type { HttpRequest, HttpResponse } from '@trufflesuite/uws-js-unofficial';
 import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
-import { hasBody, lengthFault } from './body.js';
+import { codingFault, hasBody, lengthFault } from './body.js';
 import { undeclaredParam } from './declared-params.js';
 import { undeclaredPrecondition } from './declared-preconditions.js';
 import { isWrite } from './guard.js';
@@ -67,7 +67,10 @@ function dispatch(
 
   // 0. Framing. A Content-Length that leaves the body's end unknown (two values that differ, or one that is
   // no length) means nothing on this connection can be trusted (RFC 9112 6.3).
-  const fault = req.getHeader('content-length') !== '' ? lengthFault(req) : null;
+  // A Transfer-Encoding other than `chunked` alone: uWS reads it as chunked anyway (RFC 9112 6.1).
+  const fault =
+    (req.getHeader('content-length') !== '' ? lengthFault(req) : null) ??
+    (req.getHeader('transfer-encoding') !== '' ? codingFault(req) : null);
   if (fault !== null) return refuseFraming(core, l, res, base, line, fault);
 
   // 1. Probes: never guarded, never public, answered whatever the node's state.

@@ -20,6 +20,13 @@ export const errorCatalogue = {
     hint: 'Send the whole body promptly (30 s).',
     retryable: true,
   },
+  unsupported_transfer_coding: {
+    status: 400,
+    when: 'a `Transfer-Encoding` other than `chunked` alone: a final coding other than `chunked` (RFC 9112 6.1: 400), or a coding before it the node does not implement (`gzip, chunked`; RFC 9112 would have 501, outside this catalogue); answered before the body is read, connection closed',
+    detail: 'The request names a Transfer-Encoding this node does not read.',
+    hint: 'Send the body uncompressed, with a `Content-Length` or with `Transfer-Encoding: chunked` alone.',
+    retryable: false,
+  },
   invalid_body: {
     status: 400,
     when: 'document or entity body not parseable, or carrying an unknown field',

@@ -44,10 +44,12 @@ t.test('the catalogue covers every code of the spec Errors table', async (t) => 
   // listener holding its cap of body bytes in flight (overloaded); a backup directory refused, or a
   // backup failing after it started (POST /backup, whose codes the spec leaves open); the code-host app
   // begin route on a node with no setup surface (the spec: every refusal carries a code); a stream upgrade
-  // from a page of another origin (cross_origin: the spec is silent on cross-site sockets).
+  // from a page of another origin (cross_origin: the spec is silent on cross-site sockets); a
+  // Transfer-Encoding other than chunked alone (RFC 9112 6.1's 400, and its 501 for an unknown coding, which
+  // the spec's statuses lack).
   const added = [
     'body_too_large', 'key_not_active', 'unreadable_secret', 'overloaded', 'backup_dir_invalid', 'backup_failed',
-    'setup_unavailable', 'cross_origin',
+    'setup_unavailable', 'cross_origin', 'unsupported_transfer_coding',
   ]; // prettier-ignore
   // The fleet removals: a member still live without force, a peer removal the broker refused.
   const fleet = ['member_live', 'broker_refused'];
