@@ -27,7 +27,8 @@ export function wikiPageId(json: unknown): string | null {
 
 /** Spec: wiki deliveries dedup on (timestamp, page id, event type); a body digest when one is missing. */
 export function wikiDedupKey(json: unknown, body: Buffer, eventFallback: string | null = null): string {
-  const ts = scalar(at(json, 'timestamp'));
+  // The relay stamps its events `eventCreatedDate` (and a retry may add envelope fields, so no digest).
+  const ts = scalar(at(json, 'timestamp')) ?? scalar(at(json, 'eventCreatedDate'));
   const page = wikiPageId(json);
   const event = wikiEventType(json) ?? eventFallback;
   return ts !== null && page !== null && event !== null

@@ -140,6 +140,23 @@ t.test('wiki routing on a served node, self-hosted and through the relay', async
     t.same(skipped['seats'], ['bob']);
   });
 
+  await t.test('a relay wiki event sent again in another envelope is a duplicate', async (t) => {
+    // The relay stamps an event with `eventCreatedDate`: the timestamp of the wiki key.
+    const event = { eventType: 'avi:confluence:updated:page', eventCreatedDate: '2026-01-02T03:04:05.678Z', atlassianId: 'acc-bob', content: { id: '302', type: 'page', space: { key: 'ENG' } } }; // prettier-ignore
+    t.same(await relay(event), { status: 200, json: { accepted: true, duplicate: false } });
+    // The only other updated:page delivery of this test is 12:300.
+    const accepted = await node.run.waitForLog(
+      (l) =>
+        l['event'] === 'webhook_accepted' &&
+        l['vendor_event'] === 'avi:confluence:updated:page' &&
+        l['delivery_id'] !== '12:300:avi:confluence:updated:page',
+      10_000,
+    );
+    t.equal(accepted['delivery_id'], '2026-01-02T03:04:05.678Z:302:avi:confluence:updated:page');
+    const retried = { ...event, retryContext: { retryCount: 1, retryReason: 'FUNCTION_ERROR' } };
+    t.same(await relay(retried), { status: 200, json: { accepted: true, duplicate: true } });
+  });
+
   await t.test(
     'a relay wiki event outside the supported list is acknowledged and kept nowhere',
     async (t) => {
