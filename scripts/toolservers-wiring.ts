@@ -120,6 +120,7 @@ export function startToolServers(opts: ToolServersOptions): ToolServers {
       memory: opts.memory ?? {
         remember: unavailable('personal memory'),
         recall: unavailable('personal memory'),
+        forget: unavailable('personal memory'),
       },
       events,
       learning,

@@ -5,6 +5,8 @@
  *     (memory.embeddings.ts), else (or when the embeddings call fails) by `scoreRow` (rows matching no term
  *     are left out), ties newest first. Expired short rows stay stored and come back only on request.
  *   - with embeddings on, `remember` keeps the content's vector in the row (none when the call fails).
+ *   - `forget` deletes one row of the agent's; the key's history (deletes included) tells a row removed
+ *     before from one the agent never had.
  *   - at most `maxRows` rows per agent: a write past the cap evicts expired short rows first (soonest
  *     expired first), then other short rows, then reflection's lessons, then long ones, oldest first.
  */
@@ -144,6 +146,16 @@ export function createMemoryStore(opts: {
       const valid = await withVector(agentId, MemoryRow.parse(row));
       await kv.put(keyOf(agentId, valid.id), encoder.encode(JSON.stringify(valid)));
       await enforceCap(agentId, valid.id);
+    },
+    async forget(agentId, id) {
+      // An id that cannot name a row names none of this agent's.
+      if (!safeToken.test(id)) return 'unknown';
+      const key = keyOf(agentId, id);
+      if (await kv.get(key)) {
+        await kv.delete(key);
+        return 'forgotten';
+      }
+      return (await kv.history(key)).length > 0 ? 'gone' : 'unknown';
     },
     async recall(agentId, query: MemoryQuery) {
       const nowMs = query.now.getTime();

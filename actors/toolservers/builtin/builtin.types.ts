@@ -103,6 +103,11 @@ export interface PersonalMemory {
   remember(agentId: string, row: MemoryRow): Promise<void>;
   /** Rows without their stored vectors. */
   recall(agentId: string, query: MemoryQuery): Promise<RecalledRow[]>;
+  /**
+   * Removes one row of the agent's: `forgotten` when it was there, `gone` when the agent had it once and it
+   * was removed since (forgotten or evicted), `unknown` when the agent never had it (another agent's id too).
+   */
+  forget(agentId: string, id: string): Promise<'forgotten' | 'gone' | 'unknown'>;
 }
 
 /** A colleague as any seat may see them: no contact identity, email, credential or runtime setting. */

@@ -1,6 +1,6 @@
 /**
  * Personal memory (spec "Memory view": long rows, and short rows with `ttl_until` and `expired`):
- * `memory_remember` keeps a note for later turns, `memory_recall` reads notes back.
+ * `memory_remember` keeps a note for later turns, `memory_recall` reads notes back, `memory_forget` removes one.
  */
 import { newEvent } from '../../../bus/index.js';
 import { z } from 'zod';
@@ -35,7 +35,9 @@ const RememberArgs = z
     kind: z
       .enum([MemoryKind.Long, MemoryKind.Short])
       .default(MemoryKind.Long)
-      .describe('`long` is kept until removed; `short` expires after `ttl_seconds`.'),
+      .describe(
+        '`long` is kept until you remove it with memory_forget; `short` expires after `ttl_seconds`.',
+      ),
     ttl_seconds: z
       .number()
       .int()
@@ -52,6 +54,10 @@ const RememberArgs = z
     message: 'ttl_seconds applies only to kind "short"',
     path: ['ttl_seconds'],
   });
+
+const ForgetArgs = z.strictObject({
+  id: z.string().trim().min(1).max(200).describe('The note’s `id`, as memory_recall shows it.'),
+});
 
 const RecallArgs = z.strictObject({
   query: z
@@ -187,5 +193,47 @@ export function memoryTools(deps: {
       return textResult(JSON.stringify(shown, null, 2));
     },
   });
-  return [remember, recall];
+  const forget = defineBuiltin({
+    name: 'memory_forget',
+    description:
+      'Remove one of your personal notes for good, by the id memory_recall shows (when it is wrong or no longer useful).',
+    annotations: {
+      title: 'Forget',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    delivers: 'personal_memory',
+    args: ForgetArgs,
+    // Not gated on learning: a seat whose learning went off can still remove what it kept.
+    async run(ctx, args) {
+      const outcome = await deps.memory.forget(ctx.agent_id, args.id);
+      if (outcome === 'unknown')
+        return textResult(
+          `No note ${JSON.stringify(args.id)} among your notes, so nothing was forgotten: ` +
+            'memory_recall shows the ids of yours (another seat’s notes are its own).',
+          true,
+        );
+      // A note already removed is announced again: a call retried after a cut publishes its one event.
+      await deps.events.publish({
+        ...newEvent({
+          type: 'memory_forgotten',
+          category: EventCategory.Learning,
+          source: `seat/${ctx.seat}`,
+          actor: ctx.seat,
+          agent_id: ctx.seat,
+          summary: `${ctx.seat} forgot a note`,
+          payload: { memory_id: args.id, reason: 'seat' },
+          now: now(),
+          ...(ctx.trace ? { trace: ctx.trace } : {}),
+        }),
+        id: builtinCallId(ctx, 'memory_forgotten'),
+      });
+      return textResult(
+        outcome === 'forgotten' ? `Forgot ${args.id}.` : `${args.id} was already forgotten; nothing to do.`,
+      );
+    },
+  });
+  return [remember, recall, forget];
 }

@@ -73,6 +73,9 @@ function harness(now = new Date('2026-01-10T12:00:00Z')) {
         .filter((r) => r.agent === agent && (q.query === null || r.content.includes(q.query)))
         .reverse();
     },
+    async forget() {
+      return 'unknown';
+    },
   };
   const events: EventRecord[] = [];
   const sink: EventSink = {
@@ -120,7 +123,7 @@ t.test('the catalogue lists every builtin with source, annotations and an input 
   const entries = router.catalogue();
   t.same(
     entries.map((e) => e.name),
-    ['memory_remember', 'memory_recall', 'org_lookup', 'ask_human', 'withdraw_question'],
+    ['memory_remember', 'memory_recall', 'memory_forget', 'org_lookup', 'ask_human', 'withdraw_question'],
   );
   for (const entry of entries) {
     t.ok(ToolEntry.safeParse(entry).success, `${entry.name} is a catalogue entry`);
@@ -131,7 +134,7 @@ t.test('the catalogue lists every builtin with source, annotations and an input 
   const remember = entries[0]!;
   t.same((remember.input_schema as { required: string[] }).required, ['content']);
   t.equal(remember.delivers, 'personal_memory');
-  t.equal(entries[3]!.delivers, 'needs');
+  t.equal(entries[4]!.delivers, 'needs');
   t.equal(entries[1]!.annotations['readOnlyHint'], true);
   t.same(router.toolsFor('ada'), entries);
 });

@@ -9,7 +9,11 @@ import { ToolEntry } from '../../../schema/index.js';
 import { echoServer } from '../../fixtures/mcp/servers.js';
 import { startManager } from './harness.js';
 
-const memory: PersonalMemory = { remember: async () => undefined, recall: async () => [] };
+const memory: PersonalMemory = {
+  remember: async () => undefined,
+  recall: async () => [],
+  forget: async () => 'unknown',
+};
 const ctx = (seat: string): ToolContext => ({ seat, agent_id: `id-${seat}` });
 
 t.test(
