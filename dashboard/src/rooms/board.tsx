@@ -3,12 +3,13 @@
  * status group (`work_items`). Read-only: writes go through the API, the CLI and the operator tools. It
  * asks again when a task event arrives on the stream, and every 30 s for moves that raise none.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { useLiveSlice, useQuestion } from '../live/context.js';
 import { href, type Route } from '../router.js';
-import { Answer, Badge, Card, Hint, Table } from '../ui/parts.js';
+import { Answer, Badge, Card, FIRST_ROWS, Hint, ShowAll, Table } from '../ui/parts.js';
 import { Ago } from '../ui/ago.js';
+import { useFocusKept } from '../ui/keep-focus.js';
 
 export interface WorkRow {
   id: string;
@@ -121,6 +122,45 @@ function ItemCard(props: { item: WorkRow }) {
   );
 }
 
+/** One status group's cards: a screenful, the rest on demand (a column may hold up to 200). */
+function Column(props: { label: string; items: readonly WorkRow[] }) {
+  const [all, setAll] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // A live update that leaves a screenful or less takes the button away: its focus goes to the heading.
+  useFocusKept(toggle, () => {
+    if (heading.current !== null && !heading.current.hasAttribute('tabindex')) heading.current.tabIndex = -1;
+    return heading.current;
+  });
+  const { items } = props;
+  const cut = items.length > FIRST_ROWS;
+  return (
+    <section class="board-column" aria-label={props.label}>
+      <h3 ref={heading}>
+        {props.label} <span class="muted">{items.length}</span>
+      </h3>
+      {cut ? (
+        <ShowAll
+          count={items.length}
+          many="items"
+          all={all}
+          onToggle={() => setAll(!all)}
+          buttonRef={toggle}
+        />
+      ) : null}
+      {items.length === 0 ? (
+        <p class="muted">Nothing here.</p>
+      ) : (
+        <ul class="work-cards">
+          {(cut && !all ? items.slice(0, FIRST_ROWS) : items).map((i) => (
+            <ItemCard key={i.id} item={i} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
 function Columns(props: { project: string; tick: string }) {
   const asked = useQuestion<{ items: WorkRow[]; total: number }>(
     'work_items',
@@ -139,22 +179,7 @@ function Columns(props: { project: string; tick: string }) {
           <div class="board">
             {groups.map(([group, label]) => {
               const items = d.items.filter((i) => i.group === group);
-              return (
-                <section key={group} class="board-column" aria-label={label}>
-                  <h3>
-                    {label} <span class="muted">{items.length}</span>
-                  </h3>
-                  {items.length === 0 ? (
-                    <p class="muted">Nothing here.</p>
-                  ) : (
-                    <ul class="work-cards">
-                      {items.map((i) => (
-                        <ItemCard key={i.id} item={i} />
-                      ))}
-                    </ul>
-                  )}
-                </section>
-              );
+              return <Column key={group} label={label} items={items} />;
             })}
           </div>
         </>

@@ -100,6 +100,7 @@ function PageList(props: { params: Record<string, string>; caption: string; beat
           caption={`${props.caption}${d.total !== null && d.total > d.pages.length ? ` (first ${d.pages.length} of ${d.total})` : ''}`}
           rows={d.pages}
           rowKey={(p) => p.id}
+          many="pages"
           empty={props.params['q'] ? 'No page matches.' : 'No page here yet.'}
           columns={[
             {
