@@ -47,7 +47,7 @@ export {
 export { openMemoryBus } from './memory/index.js';
 export { openBus, type OpenBusOptions } from './open.js';
 export { answerProbes, probe, probeOutcome } from './probe.js';
-export { LiveOriginHeader, publishEvent, UnmappedEventTypeError } from './publish-event.js';
+export { admittedCategory, LiveOriginHeader, publishEvent, UnmappedEventTypeError } from './publish-event.js';
 export { newEvent } from './event-factory.js';
 export {
   gcmOpen,

@@ -1,10 +1,11 @@
 /**
  * The one way to put an engine event on the bus: the type must be on the admission list
- * (`schema/events/categories.ts`) with the category the map gives it. A stored type is published on
- * `svc.events.<type>` with the record id as message id (a repeat inside the window is not stored twice); a
+ * (`schema/events/categories.ts`) and the record must carry the category it gives. A stored type is published
+ * on `svc.events.<type>` with the record id as message id (a repeat inside the window is not stored twice); a
  * stream-only type is emitted (core, never stored); anything else is refused before it reaches the stream.
+ * The architecture test keeps every other publish off `svc.events.` subjects.
  */
-import { admissionOf, categoryOf, type EventRecord } from '../schema/index.js';
+import { admissionOf, recordCategoryOf, type EventCategory, type EventRecord } from '../schema/index.js';
 import type { Bus, Headers, PubAck } from './bus.js';
 import { BusError } from './errors.js';
 import { Subjects } from './subjects.js';
@@ -20,29 +21,49 @@ export class UnmappedEventTypeError extends BusError {
   override name = 'UnmappedEventTypeError';
 }
 
-/**
- * Publishes (or, for a stream-only type, emits) one event; resolves with the ack, or null when emitted.
- * `emitHeaders` go with an emitted one (a stored one carries none from here).
- */
-export async function publishEvent(
-  bus: Bus,
-  record: EventRecord,
-  emitHeaders?: Headers,
-): Promise<PubAck | null> {
-  const admission = admissionOf(record.type);
-  if (admission === 'refused')
+export interface PublishEventOptions {
+  /** Sent with the event, stored or emitted (a seat's lease epoch, a live frame's origin node). */
+  readonly headers?: Headers;
+  /** A stored type only: refused (WrongLastSequenceError) unless its subject's last sequence is this. */
+  readonly expectedLastSubjectSeq?: number;
+}
+
+/** The category a record of `type` must carry; throws for a type that may not be published. */
+export function admittedCategory(type: string): EventCategory {
+  const category = recordCategoryOf(type);
+  if (category === null)
     throw new UnmappedEventTypeError(
-      `event type "${record.type}" has no category: add it to schema/events/categories.ts and ops/event-types.md`,
+      `event type "${type}" has no category: add it to schema/events/categories.ts and ops/event-types.md`,
     );
-  const data = new TextEncoder().encode(JSON.stringify(record));
-  if (admission === 'emit') {
-    bus.emit(Subjects.liveEvent(record.type), data, emitHeaders);
-    return null;
-  }
-  const category = categoryOf(record.type);
+  return category;
+}
+
+/** Refuses, before anything is sent, a record whose type has no category or that names another. */
+function checkEventCategory(record: Pick<EventRecord, 'type' | 'category'>): void {
+  const category = admittedCategory(record.type);
   if (record.category !== category)
     throw new UnmappedEventTypeError(
       `event type "${record.type}" belongs to category "${category}", not "${record.category}"`,
     );
-  return bus.publish(Subjects.event(record.type), data, { msgId: record.id });
+}
+
+/** Publishes (or, for a stream-only type, emits) one event; resolves with the ack, or null when emitted. */
+export async function publishEvent(
+  bus: Bus,
+  record: EventRecord,
+  opts: PublishEventOptions = {},
+): Promise<PubAck | null> {
+  checkEventCategory(record);
+  const data = new TextEncoder().encode(JSON.stringify(record));
+  if (admissionOf(record.type) === 'emit') {
+    bus.emit(Subjects.liveEvent(record.type), data, opts.headers);
+    return null;
+  }
+  return bus.publish(Subjects.event(record.type), data, {
+    msgId: record.id,
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(opts.expectedLastSubjectSeq === undefined
+      ? {}
+      : { expectedLastSubjectSeq: opts.expectedLastSubjectSeq }),
+  });
 }

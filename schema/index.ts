@@ -260,6 +260,7 @@ export {
   isStoredType,
   parseCursorInstant,
   parseInstant,
+  recordCategoryOf,
   toFullEvent,
   toRow,
   TraceAnswer,

@@ -1,13 +1,11 @@
 /**
  * Wires the LLM provider registry into a node: it is the `providers` subsystem of every apply, and its
- * `provider_fallback` records are published on `svc.events.<type>` (a seat publishes `llm_unavailable`).
+ * `provider_fallback` records are published through the admission check (a seat publishes `llm_unavailable`).
  */
 import type { Logger } from 'pino';
 import { createProviderRegistry, type ProviderRegistry } from '../actors/index.js';
-import { Subjects, type Bus } from '../bus/index.js';
+import { publishEvent, type Bus } from '../bus/index.js';
 import type { EventRecord, Resolver } from '../schema/index.js';
-
-const encoder = new TextEncoder();
 
 export function startProviders(opts: {
   bus: Bus;
@@ -22,11 +20,9 @@ export function startProviders(opts: {
   const publish = (record: EventRecord): void => {
     // A seat publishes its own `llm_unavailable` with its turn and phase (the registry's would repeat it).
     if (record.type === 'llm_unavailable') return;
-    opts.bus
-      .publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), { msgId: record.id })
-      .catch((error: unknown) =>
-        logger.error({ err: error, type: record.type }, 'provider event not published'),
-      );
+    publishEvent(opts.bus, record).catch((error: unknown) =>
+      logger.error({ err: error, type: record.type }, 'provider event not published'),
+    );
   };
   // Starts empty: the first apply brings the active document's providers.
   return createProviderRegistry({

@@ -8,10 +8,16 @@
  * since, and stops when its firing's row is among them. No check precedes the store that a pause could
  * outlive: the store itself refuses.
  */
-import { Streams, Subjects, WrongLastSequenceError, type Bus, type StoredMessage } from '../../bus/index.js';
+import {
+  publishEvent,
+  Streams,
+  Subjects,
+  WrongLastSequenceError,
+  type Bus,
+  type StoredMessage,
+} from '../../bus/index.js';
 import { EventRecord, LedgerRow, SCHEDULE_FIRED } from '../../schema/index.js';
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const LEDGER = Subjects.event(SCHEDULE_FIRED);
 
@@ -71,12 +77,15 @@ export async function storeRowOnce(
   record: EventRecord,
   search: RowSearch,
 ): Promise<{ readonly stored: boolean; readonly row: LedgerRow }> {
-  const data = encoder.encode(JSON.stringify(record));
+  // The compare-and-set is on the ledger subject, which is the subject of this one type.
+  if (record.type !== SCHEDULE_FIRED) throw new Error(`ledger row ${record.id} is a ${record.type} event`);
   let seen = search;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (seen.row !== null) return { stored: false, row: seen.row };
     try {
-      const ack = await bus.publish(LEDGER, data, { msgId: record.id, expectedLastSubjectSeq: seen.lastSeq });
+      // Through the admission check like every stored event; a stored type is answered with an ack.
+      const ack = await publishEvent(bus, record, { expectedLastSubjectSeq: seen.lastSeq });
+      if (ack === null) throw new Error(`ledger row ${record.id} was emitted, not stored`);
       if (!ack.duplicate) return { stored: true, row: LedgerRow.parse(record.payload) };
       // Within the 2 min window the store answers the id as a duplicate before checking the sequence.
       const stored = await bus.getMessage(Streams.Events, ack.seq);

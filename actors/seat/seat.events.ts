@@ -4,17 +4,15 @@
  * turn's dependencies with the fence in front of every model call, tool call and spend record.
  */
 import {
+  admittedCategory,
   LiveOriginHeader,
   publishEvent as busPublishEvent,
-  Subjects,
   type Bus,
   newEvent,
 } from '../../bus/index.js';
 import type { Fence } from '../lease/index.js';
-import { categoryOf, EventCategory, type EventRecord, type Payloads } from '../../schema/index.js';
+import type { EventRecord, Payloads } from '../../schema/index.js';
 import type { TurnDeps, TurnEvents } from './turn.deps.js';
-
-const encoder = new TextEncoder();
 
 /** The turn's dependencies with the fence in front of every call that acts as the seat. */
 export function fencedDeps(deps: Omit<TurnDeps, 'events'>, fence: Fence): Omit<TurnDeps, 'events'> {
@@ -54,14 +52,14 @@ export interface LocalProgress {
 }
 
 export interface SeatEvents {
-  /** A record about the seat (not yet published). */
+  /** A record about the seat (not yet published); throws UnmappedEventTypeError for a type with no category. */
   readonly event: (
     type: string,
     payload: Record<string, unknown>,
     failed?: boolean,
     trace?: string,
   ) => EventRecord;
-  /** Publishes a record under its id, after the fence. */
+  /** Publishes a record under its id, after the fence, through the bus's admission check. */
   readonly publishEvent: (record: EventRecord) => Promise<void>;
   /** The turn events of one trace. */
   readonly eventsFor: (trace: string) => TurnEvents;
@@ -83,10 +81,7 @@ export function seatEvents(opts: {
   const frameHeaders = localProgress ? { [LiveOriginHeader]: localProgress.node } : undefined;
   const publishEvent = async (record: EventRecord): Promise<void> => {
     fence();
-    await opts.bus.publish(Subjects.event(record.type), encoder.encode(JSON.stringify(record)), {
-      msgId: record.id,
-      ...(opts.headers ? { headers: opts.headers } : {}),
-    });
+    await busPublishEvent(opts.bus, record, opts.headers ? { headers: opts.headers } : {});
   };
   const event = (
     type: string,
@@ -96,8 +91,9 @@ export function seatEvents(opts: {
   ): EventRecord =>
     newEvent({
       type,
-      // The admission map decides the category (budget_exhausted and turn.guard_breach are `decision`).
-      category: categoryOf(type) ?? EventCategory.Lifecycle,
+      // The admission map decides the category (budget_exhausted and turn.guard_breach are `decision`); a type
+      // it does not name is refused here, never filed under a default.
+      category: admittedCategory(type),
       source: opts.source,
       summary: `${handle}: ${type}${typeof payload['phase'] === 'string' ? ` (${payload['phase']})` : ''}`,
       actor: handle,
@@ -108,9 +104,9 @@ export function seatEvents(opts: {
       now: opts.now(),
     });
   const eventsFor = (trace: string): TurnEvents => ({
-    publish: (type, payload, failed, id) => {
+    publish: async (type, payload, failed, id) => {
       const record = event(type, payload, failed ?? false, trace);
-      return publishEvent(id === undefined ? record : { ...record, id });
+      await publishEvent(id === undefined ? record : { ...record, id });
     },
     progress: (payload) => {
       try {
@@ -121,7 +117,7 @@ export function seatEvents(opts: {
       const record = event('agent_turn_progress', payload, false, trace);
       // Stream-only, so emitted. A frame is best-effort (the next is the whole view again) and goes out from a
       // timer: one the bus can no longer take is dropped there, not thrown.
-      busPublishEvent(opts.bus, record, frameHeaders).catch(() => undefined);
+      busPublishEvent(opts.bus, record, frameHeaders ? { headers: frameHeaders } : {}).catch(() => undefined);
       try {
         localProgress?.fold(record, payload);
       } catch {

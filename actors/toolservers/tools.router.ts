@@ -4,7 +4,7 @@
  * offered. The catalogue (`GET /tools`) lists both with their `source`.
  */
 import type { Logger } from 'pino';
-import { Subjects, type Bus } from '../../bus/index.js';
+import { publishEvent, type Bus } from '../../bus/index.js';
 import { ToolCall, type RoutedToolResult, type ToolEntry } from '../../schema/index.js';
 import { textResult } from './builtin/builtin.define.js';
 import type { BuiltinTool, EventSink, ToolContext } from './builtin/builtin.types.js';
@@ -96,14 +96,11 @@ export function createToolRouter(opts: {
   };
 }
 
-/** Publishes builtin events on `svc.events.<type>`, de-duplicated by record id. */
+/** Publishes builtin events through the admission check (`publishEvent`), de-duplicated by record id. */
 export function busEventSink(bus: Bus): EventSink {
-  const encoder = new TextEncoder();
   return {
     async publish(event) {
-      await bus.publish(Subjects.event(event.type), encoder.encode(JSON.stringify(event)), {
-        msgId: event.id,
-      });
+      await publishEvent(bus, event);
     },
   };
 }

@@ -82,6 +82,11 @@ export interface Exclusion {
   /** True when the type is pushed live (emitted on its subject for the overlay that folds it). */
   readonly pushed: boolean;
   readonly reason: string;
+  /**
+   * For a type pushed but never stored: the category its record carries, declared here (it has no place in
+   * the admission map above, so no other default gives it one). A stored type's category is the map's.
+   */
+  readonly category?: EventCategory;
 }
 
 /** Types kept out of the feed (`event` frames, snapshot `events`, `/events?feed_only=true`), with why. */
@@ -90,6 +95,8 @@ export const ExcludedEventTypes: Readonly<Record<string, Exclusion>> = Object.fr
     stored: false,
     pushed: true,
     reason: 'stream-only: emitted for the live call overlay of its seat, never stored, never a feed row',
+    // A frame is a seat's turn in flight, as its stored phase records are.
+    category: Lifecycle,
   },
   auxiliary_spend: {
     stored: true,
@@ -101,6 +108,17 @@ export const ExcludedEventTypes: Readonly<Record<string, Exclusion>> = Object.fr
 /** The category of a stored type, or null when the type is not admitted. */
 export function categoryOf(type: string): EventCategory | null {
   return Object.hasOwn(EventTypeCategories, type) ? (EventTypeCategories[type] ?? null) : null;
+}
+
+/**
+ * The category a record of `type` carries: the map's for a stored type, the one its exclusion declares for a
+ * type pushed but never stored, null for a type that may not be published at all.
+ */
+export function recordCategoryOf(type: string): EventCategory | null {
+  const category = categoryOf(type);
+  if (category !== null || !Object.hasOwn(ExcludedEventTypes, type)) return category;
+  const excluded = ExcludedEventTypes[type];
+  return excluded?.stored === false && excluded.pushed ? (excluded.category ?? null) : null;
 }
 
 /** True for a type stored on SVC_EVENTS. */
@@ -118,6 +136,5 @@ export type EventAdmission = 'store' | 'emit' | 'refused';
 
 export function admissionOf(type: string): EventAdmission {
   if (isStoredType(type)) return 'store';
-  const excluded = Object.hasOwn(ExcludedEventTypes, type) ? ExcludedEventTypes[type] : undefined;
-  return excluded?.pushed === true && !excluded.stored ? 'emit' : 'refused';
+  return recordCategoryOf(type) === null ? 'refused' : 'emit';
 }

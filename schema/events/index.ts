@@ -8,6 +8,7 @@ export {
   ExcludedEventTypes,
   isFeedType,
   isStoredType,
+  recordCategoryOf,
 } from './categories.js';
 export {
   canonicalInstant,

@@ -101,3 +101,35 @@ t.test('a machine and the siblings it imports do no I/O', async (t) => {
   for (const machine of machines) visit(machine);
   t.same(impure, []);
 });
+
+/**
+ * Subjects a `.publish(` call names in a file: `Subjects.event(...)`, an `svc.events.` literal, or a const bound
+ * to one of those (`const LEDGER = Subjects.event(...)`). A subject computed elsewhere escapes this reading.
+ */
+function storedEventPublishes(text: string): string[] {
+  const bound = [...text.matchAll(/\bconst\s+(\w+)\s*=\s*(?:Subjects\.event\(|['"`]svc\.events\.)/g)].map(
+    (m) => m[1]!,
+  );
+  const subject = new RegExp(
+    String.raw`\.publish\(\s*(Subjects\.event\(|['"\x60]svc\.events\.` +
+      bound.map((name) => String.raw`|${name}\b`).join('') +
+      ')',
+    'g',
+  );
+  return [...text.matchAll(subject)].map((m) => m[1]!);
+}
+
+t.test('the publish reader finds an events subject, a literal one and one bound to a const', async (t) => {
+  t.same(storedEventPublishes('bus.publish(Subjects.event(record.type), data)'), ['Subjects.event(']);
+  t.same(storedEventPublishes("opts.bus\n  .publish('svc.events.made_up', data)"), ["'svc.events."]);
+  t.same(storedEventPublishes('const LEDGER = Subjects.event(X);\nbus.publish(LEDGER, data)'), ['LEDGER']);
+  t.same(storedEventPublishes('bus.publish(Subjects.spend(kind), data); const L = Subjects.event(X);'), []);
+});
+
+// ops/event-types.md: the admission map decides what is stored, so every stored event goes through its check.
+t.test('only bus/publish-event.ts publishes on an svc.events subject', async (t) => {
+  const offenders = [...files.values()]
+    .filter((f) => f.path !== 'bus/publish-event.ts' && storedEventPublishes(f.text).length > 0)
+    .map((f) => f.path);
+  t.same(offenders, []);
+});

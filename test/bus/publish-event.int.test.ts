@@ -54,6 +54,11 @@ async function checkAdmission(t: Test, bus: Bus): Promise<void> {
       seen.push(new TextDecoder().decode(m.data)),
     );
     t.teardown(() => sub.stop());
+    await t.rejects(
+      publishEvent(bus, newEvent({ ...base, type: 'agent_turn_progress', category: 'system' })),
+      UnmappedEventTypeError,
+      'an emitted type carries the category its exclusion declares',
+    );
     const progress = newEvent({ ...base, type: 'agent_turn_progress', category: 'lifecycle' });
     t.equal(await publishEvent(bus, progress), null, 'emitted, not acknowledged by a stream');
     // A stored event after it: once that is on the stream, the emitted one would be too, had it been kept.

@@ -10,6 +10,7 @@ import {
   ExcludedEventTypes,
   isFeedType,
   isStoredType,
+  recordCategoryOf,
 } from '../../schema/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -113,10 +114,22 @@ t.test('categories come from the closed set of eight', async (t) => {
 });
 
 t.test('agent_turn_progress is emitted, never stored, never a feed row', async (t) => {
-  t.equal(categoryOf('agent_turn_progress'), null);
+  t.equal(categoryOf('agent_turn_progress'), null, 'not in the admission map');
+  t.equal(
+    recordCategoryOf('agent_turn_progress'),
+    'lifecycle',
+    'its frame carries what its exclusion declares',
+  );
   t.notOk(isStoredType('agent_turn_progress'));
   t.notOk(isFeedType('agent_turn_progress'));
   t.equal(admissionOf('agent_turn_progress'), 'emit');
+});
+
+t.test('a type pushed but never stored declares the category its record carries', async (t) => {
+  for (const [type, excluded] of Object.entries(ExcludedEventTypes)) {
+    if (excluded.stored) t.equal(recordCategoryOf(type), categoryOf(type), `${type}: the map's`);
+    else t.ok(excluded.category !== undefined && recordCategoryOf(type) === excluded.category, type);
+  }
 });
 
 t.test('auxiliary_spend is stored but never a feed row', async (t) => {
@@ -128,6 +141,7 @@ t.test('auxiliary_spend is stored but never a feed row', async (t) => {
 t.test('a type without a category is refused, prototype names included', async (t) => {
   for (const type of ['made_up', 'constructor', '__proto__', 'toString']) {
     t.equal(categoryOf(type), null, type);
+    t.equal(recordCategoryOf(type), null, type);
     t.equal(admissionOf(type), 'refused', type);
   }
   t.ok(isFeedType('TaskCreated'));

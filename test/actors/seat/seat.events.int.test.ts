@@ -1,7 +1,30 @@
 import t from 'tap';
-import { LiveOriginHeader, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
+import {
+  ensureCatalogue,
+  LiveOriginHeader,
+  openMemoryBus,
+  Streams,
+  Subjects,
+  UnmappedEventTypeError,
+  type Bus,
+} from '../../../bus/index.js';
+import { leaseHeaders } from '../../../actors/lease/index.js';
 import { seatEvents, type LocalProgress } from '../../../actors/seat/seat.events.js';
 import type { EventRecord, Payloads } from '../../../schema/index.js';
+
+const trace = '0'.repeat(32);
+
+/** Ada's events, under lease epoch 3. */
+function adaEvents(bus: Bus) {
+  return seatEvents({
+    bus,
+    source: 'node-0/seat/ada',
+    handle: 'ada',
+    fence: () => undefined,
+    now: () => new Date(),
+    headers: leaseHeaders(3) ?? {},
+  });
+}
 
 /** Ada's `progress`, as a turn's live view calls it. */
 function progressOf(bus: Bus, localProgress?: LocalProgress): (payload: Payloads.AgentTurnProgress) => void {
@@ -12,7 +35,7 @@ function progressOf(bus: Bus, localProgress?: LocalProgress): (payload: Payloads
     fence: () => undefined,
     now: () => new Date(),
     ...(localProgress ? { localProgress } : {}),
-  }).eventsFor('0'.repeat(32));
+  }).eventsFor(trace);
   return (payload) => events.progress(payload);
 }
 
@@ -63,3 +86,37 @@ t.test(
     t.equal(seen[1]?.headers[LiveOriginHeader], undefined);
   },
 );
+
+t.test('a seat record of a type without a category is refused, never stored as lifecycle', async (t) => {
+  const bus = await openMemoryBus();
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  const events = adaEvents(bus);
+  await t.rejects(events.eventsFor(trace).publish('made_up', { turn_id: 't' }), UnmappedEventTypeError);
+  t.throws(() => events.event('made_up', {}), UnmappedEventTypeError, 'no record is made for it');
+  t.equal((await bus.streamInfo(Streams.Events)).messages, 0, 'nothing stored');
+});
+
+t.test('a seat record naming another category than the map gives its type is refused', async (t) => {
+  const bus = await openMemoryBus();
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  const events = adaEvents(bus);
+  const breach = events.event('budget_exhausted', { scope: 'seat' }, true, trace);
+  t.equal(breach.category, 'decision', 'the map decides the category');
+  await t.rejects(events.publishEvent({ ...breach, category: 'lifecycle' }), UnmappedEventTypeError);
+  t.equal((await bus.streamInfo(Streams.Events)).messages, 0, 'nothing stored');
+});
+
+t.test('a stored seat record goes out under its id with the lease headers, once', async (t) => {
+  const bus = await openMemoryBus();
+  t.teardown(() => bus.close());
+  await ensureCatalogue(bus);
+  const events = adaEvents(bus).eventsFor(trace);
+  await events.publish('agent_paused', { paused: null }, false, 'paused-1');
+  await events.publish('agent_paused', { paused: null }, false, 'paused-1');
+  const stored = await bus.lastMessage(Streams.Events, Subjects.event('agent_paused'));
+  t.equal((await bus.streamInfo(Streams.Events)).messages, 1, 'the id is the message id');
+  t.match(stored?.headers, leaseHeaders(3), 'the lease epoch it acts under');
+  t.match(JSON.parse(new TextDecoder().decode(stored?.data)), { id: 'paused-1', category: 'lifecycle' });
+});
