@@ -1,9 +1,11 @@
 /** Numbers and times as people read them. */
 export function count(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  if (Math.abs(n) >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
-  if (Math.abs(n) >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (Math.abs(n) >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  // Compared as rounded to one decimal, so 999,950 reads 1.0M rather than 1000.0k.
+  const abs = Math.abs(n);
+  if (abs >= 999.95e6) return `${(n / 1e9).toFixed(1)}B`;
+  if (abs >= 999.95e3) return `${(n / 1e6).toFixed(1)}M`;
+  if (abs >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
   return n.toLocaleString('en');
 }
 
