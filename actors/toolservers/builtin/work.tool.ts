@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import {
   bodyText,
+  defaultFields,
   groupOf,
   itemByRef,
   itemListIdentity,
@@ -69,15 +70,55 @@ const CreateArgs = z.strictObject({
   priority: z.enum(priorities).optional(),
   assignees: handles.optional(),
 });
+/** A field an item may be without: null clears it, as `PATCH /work/{id}`'s merge patch does (UpdateItemBody). */
+const clearable = <T extends z.ZodType>(field: T, empty: () => z.output<T>) =>
+  field
+    .nullable()
+    .transform((value): z.output<T> => value ?? empty())
+    .optional();
 const UpdateArgs = z.strictObject({
   item,
   title: ItemTitle.optional(),
-  description: bodyText().max(65_536).optional(),
-  priority: z.enum(priorities).optional(),
-  assignees: handles.optional().describe('The whole new list of assignees.'),
-  watchers: handles.optional(),
-  labels: z.array(lineText().min(1).max(60)).max(30).optional(),
+  description: clearable(bodyText().max(65_536), () => defaultFields().description).describe(
+    'null clears it.',
+  ),
+  priority: clearable(z.enum(priorities), () => defaultFields().priority).describe('null: none.'),
+  assignees: clearable(handles, () => defaultFields().assignees).describe(
+    'The whole new list of assignees; null or [] clears it.',
+  ),
+  watchers: clearable(handles, () => defaultFields().watchers).describe('null clears it.'),
+  labels: clearable(z.array(lineText().min(1).max(60)).max(30), () => defaultFields().labels).describe(
+    'null clears it.',
+  ),
 });
+/**
+ * What `work_update` may not clear, as `PATCH /work/{id}` refuses them: every item has these. Each with what
+ * to do instead, in the tools' words.
+ */
+const KEPT_FIELDS: Readonly<Record<string, string>> = {
+  title: 'send a new title',
+  type: 'an item always has a type; work_update keeps it',
+  status: 'move the item to another status with work_move',
+  project: 'an item stays in the project it was created in',
+};
+
+/** The refusal of a null for a field every item has, or null when the call names none. */
+function keptFieldsRemoved(args: unknown): ToolResult | null {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+  const removed = Object.keys(KEPT_FIELDS).filter((name) => (args as Record<string, unknown>)[name] === null);
+  if (removed.length === 0) return null;
+  const names = removed.join(' and ');
+  return refusedResult(
+    'validation_error',
+    `${names} cannot be removed: every item has ${removed.length === 1 ? 'one' : 'them'}. A null in work_update clears a field an item may be without; instead: ${removed.map((n) => `${n}: ${KEPT_FIELDS[n]}`).join('; ')}.`,
+    removed.map((name) => ({
+      path: name,
+      segments: [name],
+      kind: 'invalid',
+      message: `${name} cannot be removed`,
+    })),
+  );
+}
 const CommentArgs = z.strictObject({ item, body: bodyText().trim().min(1).max(65_536) });
 const MoveArgs = z.strictObject({
   item,
@@ -239,20 +280,22 @@ export function workTools(deps: {
           fields: compact(fields),
         }),
     }),
-    defineBuiltin({
-      name: 'work_update',
-      description:
-        'Change fields of a work item (title, description, priority, assignees, watchers, labels).',
-      annotations: annotations('Update a work item', false),
-      delivers: 'work_tracker',
-      args: UpdateArgs,
-      run: (ctx, { item: ref, ...changes }) =>
-        change(ctx, 'work_update', {
-          kind: 'update',
-          item: ref,
-          changes: compact(changes),
-        }),
-    }),
+    updateTool(
+      defineBuiltin({
+        name: 'work_update',
+        description:
+          'Change fields of a work item (title, description, priority, assignees, watchers, labels); null clears one, as a merge patch does.',
+        annotations: annotations('Update a work item', false),
+        delivers: 'work_tracker',
+        args: UpdateArgs,
+        run: (ctx, { item: ref, ...changes }) =>
+          change(ctx, 'work_update', {
+            kind: 'update',
+            item: ref,
+            changes: compact(changes),
+          }),
+      }),
+    ),
     defineBuiltin({
       name: 'work_comment',
       description: 'Comment on a work item: where you report progress and results to whoever waits on it.',
@@ -271,6 +314,24 @@ export function workTools(deps: {
       run: (ctx, args) => change(ctx, 'work_move', { kind: 'move', item: args.item, to: args.to }),
     }),
   ];
+}
+
+/**
+ * `work_update` refusing a null for a field every item has by name, once the rest of its arguments fit (as
+ * `PATCH /work/{id}` does), rather than as a value of the wrong type or an argument it does not take.
+ */
+function updateTool(tool: BuiltinTool): BuiltinTool {
+  return {
+    ...tool,
+    call(ctx, args) {
+      const refused = keptFieldsRemoved(args);
+      if (refused === null) return tool.call(ctx, args);
+      const rest = Object.fromEntries(
+        Object.entries(args).filter(([name, value]) => !(name in KEPT_FIELDS && value === null)),
+      );
+      return UpdateArgs.safeParse(rest).success ? Promise.resolve(refused) : tool.call(ctx, rest);
+    },
+  };
 }
 
 /** A one-or-more filter argument as the route's list parameter reads it. */

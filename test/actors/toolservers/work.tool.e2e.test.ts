@@ -2,7 +2,7 @@ import t from 'tap';
 import { workTools, type WorkAccess } from '../../../actors/index.js';
 import { sendCommand, Streams } from '../../../bus/index.js';
 import { Commands } from '../../../schema/index.js';
-import { call } from '../../http/fixtures/gateway-harness.js';
+import { OPS, call } from '../../http/fixtures/gateway-harness.js';
 import { startWorkHarness } from '../../http/fixtures/work-harness.js';
 
 type Json = Record<string, unknown>;
@@ -122,5 +122,85 @@ t.test(
       { items: [{ key: 'ENG-1' }] },
       'the list filter names the seat in any case too',
     );
+  },
+);
+
+t.test(
+  'work_update clears a field with null as PATCH /work/{id} does, and refuses null for title, type, status and project naming what to do instead',
+  async (t) => {
+    const w = await startWorkHarness(t);
+    const tools = seatTools(w);
+    const run = async (args: Json, call_id: string) => {
+      const result = await tools
+        .get('work_update')!
+        .call({ seat: 'coder', agent_id: 'a', turn_id: 't', call_id }, args);
+      return {
+        error: result.is_error,
+        text: result.content.map((c) => ('text' in c ? c.text : '')).join('\n'),
+      };
+    };
+    const full = {
+      project: 'ENG',
+      title: 'Full',
+      description: 'Long text',
+      priority: 'high',
+      assignees: ['coder'],
+      watchers: ['bob'],
+      labels: ['ui'],
+    };
+    const headers = { authorization: OPS, 'content-type': 'application/json' };
+    for (const _ of [1, 2])
+      t.equal(
+        (await call(`${w.base}/work`, { method: 'POST', headers, body: JSON.stringify(full) })).status,
+        201,
+      );
+    const cleared = { description: null, priority: null, assignees: null, watchers: null, labels: null };
+    const byTool = await run({ item: 'ENG-1', ...cleared }, 'clear');
+    t.equal(byTool.error, false, byTool.text);
+    const byPatch = await call(`${w.base}/work/ENG-2`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify(cleared),
+    });
+    t.equal(byPatch.status, 200, byPatch.text);
+    const fields = (item: unknown) => {
+      const { description, priority, assignees, watchers, labels, title } = item as Json;
+      return { title, description, priority, assignees, watchers, labels };
+    };
+    const one = (await call(`${w.base}/work/ENG-1`)).json;
+    t.same(fields(one), {
+      title: 'Full',
+      description: '',
+      priority: 'none',
+      assignees: [],
+      watchers: [],
+      labels: [],
+    });
+    t.same(
+      fields(one),
+      fields((await call(`${w.base}/work/ENG-2`)).json),
+      'the same item as the PATCH leaves',
+    );
+
+    const before = (await w.bus.streamInfo(Streams.Work)).lastSeq;
+    for (const [name, hint] of [
+      ['title', /send a new title/],
+      ['type', /type/],
+      ['status', /work_move/],
+      ['project', /project it was created in/],
+    ] as const) {
+      const refused = await run({ item: 'ENG-1', [name]: null, description: 'changed' }, `kept-${name}`);
+      t.equal(refused.error, true, name);
+      t.match(refused.text, new RegExp(`^Refused \\(validation_error\\): ${name} cannot be removed`), name);
+      t.match(refused.text, hint, `${name}: says what to do instead`);
+      t.match(refused.text, new RegExp(`"path":"${name}"`), `${name}: named in the problems`);
+    }
+    const badRest = await run({ item: 'ENG-1', title: null, priority: 'urgent-ish' }, 'kept-bad-rest');
+    t.match(
+      badRest.text,
+      /^invalid arguments for work_update:/,
+      'the rest of the arguments is checked first',
+    );
+    t.equal((await w.bus.streamInfo(Streams.Work)).lastSeq, before, 'nothing refused was recorded');
   },
 );
