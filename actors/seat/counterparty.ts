@@ -16,13 +16,17 @@ import { clip } from '../text.js';
 
 export type CounterpartyProfile = z.infer<typeof Payloads.CounterpartyProfileUpdated>;
 
-/** The person a wake came from, as the vendor names them. */
+/**
+ * The person a wake came from, as the vendor names them. `handle`, `name` and `label` are shown (the memory
+ * view, prompts) and never an e-mail address; `identity` keys the profile and is never shown.
+ */
 export interface Counterparty {
   readonly platform: string;
   readonly external_id: string | null;
   readonly handle: string | null;
   readonly name: string | null;
   readonly label: string;
+  readonly identity: string;
 }
 
 /** Traits a profile keeps, each value a short text: bounded so a profile fits any prompt it goes in. */
@@ -35,24 +39,38 @@ const text = (value: string | undefined): string | null => {
   return trimmed === '' ? null : clip(trimmed, 200);
 };
 
-/** The counterparty of a wake: a vendor delivery's author who is not a bot; null for schedules and the rest. */
+/** Something shaped like an e-mail address (a vendor may put one in a login or display name too). */
+const looksLikeEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+const shown = (value: string | null): string | null =>
+  value !== null && !looksLikeEmail(value) ? value : null;
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The counterparty of a wake: a vendor delivery's author who is not a bot; null for schedules and the rest.
+ * Labelled by their name, else login, else the vendor's id; one known only by an e-mail address is
+ * "person <hash>", since the profile holds no contact details.
+ */
 export function counterpartyOf(wake: Wake): Counterparty | null {
   const parsed = InboundNotification.safeParse(wake.payload['notification']);
   if (!parsed.success) return null;
   const { trigger, pipeline } = parsed.data;
   if (trigger === null || trigger.bot === true) return null;
   const external_id = text(trigger.id);
-  const handle = text(trigger.login);
-  const name = text(trigger.name);
-  const label = name ?? handle ?? text(trigger.email) ?? external_id;
-  if (label === null) return null;
-  return { platform: pipeline, external_id, handle, name, label };
+  const login = text(trigger.login);
+  const fullName = text(trigger.name);
+  // The key as it always was (stored profiles keep theirs): the vendor's id, login, name, else e-mail.
+  const identity = external_id ?? login ?? fullName ?? text(trigger.email);
+  if (identity === null) return null;
+  const handle = shown(login);
+  const name = shown(fullName);
+  const label =
+    name ?? handle ?? shown(external_id) ?? `person ${digest(`${pipeline}\u0000${identity}`).slice(0, 8)}`;
+  return { platform: pipeline, external_id, handle, name, label, identity };
 }
 
 /** The profile's key token: one per (platform, person), by the vendor's id where it gives one. */
 export function counterpartyKey(who: Counterparty): string {
-  const identity = who.external_id ?? who.handle ?? who.label;
-  return createHash('sha256').update(`${who.platform}\u0000${identity}`).digest('hex').slice(0, 32);
+  return digest(`${who.platform}\u0000${who.identity}`).slice(0, 32);
 }
 
 /** One exchange with the person: what they asked and what the agent did, cut to fit a profiler prompt. */
@@ -150,10 +168,11 @@ export function nextProfile(
   const at = now.toISOString();
   return {
     subject_label: who.label,
-    subject_handle: who.handle ?? known?.subject_handle ?? null,
+    // A profile kept before labels left e-mail addresses out loses any it held.
+    subject_handle: who.handle ?? shown(known?.subject_handle ?? null),
     subject_external_id: who.external_id ?? known?.subject_external_id ?? null,
     subject_platform: who.platform,
-    subject_name: who.name ?? known?.subject_name ?? null,
+    subject_name: who.name ?? shown(known?.subject_name ?? null),
     traits: answer ? answer.traits : (known?.traits ?? {}),
     interaction_count: (known?.interaction_count ?? 0) + 1,
     first_seen_at: known?.first_seen_at ?? at,

@@ -32,6 +32,7 @@ t.test('the counterparty of a wake is the author of its delivery, not a bot nor 
     handle: 'grace',
     name: 'Grace Hopper',
     label: 'Grace Hopper',
+    identity: 'u-42',
   });
   t.equal(
     counterpartyOf(wakeWith({ notification: notificationFrom({ id: 'b-1', login: 'ci', bot: true }) })),
@@ -41,11 +42,30 @@ t.test('the counterparty of a wake is the author of its delivery, not a bot nor 
   t.equal(counterpartyOf(wakeWith({ notification: notificationFrom({}) })), null, 'nothing names them');
   t.equal(counterpartyOf(wakeWith({})), null, 'a schedule or a mention from the API');
   t.equal(counterpartyOf(wakeWith({ notification: { id: 'not a notification' } })), null);
-  t.equal(
-    counterpartyOf(wakeWith({ notification: notificationFrom({ email: 'ops@example.com' }, 'chat') }))?.label,
-    'ops@example.com',
-    'the label falls back to what the vendor gives',
+  const wiki = counterpartyOf(
+    wakeWith({ notification: notificationFrom({ id: '557058:abc', email: 'ops@example.com' }, 'wiki') }),
   );
+  t.equal(wiki?.label, '557058:abc', "without a name or login the label is the vendor's id, not the e-mail");
+  const onlyMail = counterpartyOf(
+    wakeWith({ notification: notificationFrom({ email: 'ops@example.com' }, 'chat') }),
+  );
+  t.match(onlyMail?.label, /^person [0-9a-f]{8}$/, 'one known by an e-mail alone is not labelled by it');
+  const mailAsLogin = counterpartyOf(
+    wakeWith({ notification: notificationFrom({ login: 'ops@example.com', name: 'ops@example.com' }) }),
+  );
+  t.match(
+    mailAsLogin,
+    { handle: null, name: null, label: /^person / },
+    'nor by one given as a login or name',
+  );
+});
+
+t.test('a person known by an e-mail alone keeps the key the e-mail gave them', async (t) => {
+  const mail = (email: string) =>
+    counterpartyOf(wakeWith({ notification: notificationFrom({ email }, 'chat') }))!;
+  t.equal(counterpartyKey(mail('ops@example.com')), counterpartyKey(mail('ops@example.com')));
+  t.not(counterpartyKey(mail('ops@example.com')), counterpartyKey(mail('dev@example.com')));
+  t.not(mail('ops@example.com').label, mail('dev@example.com').label, 'two such people are told apart');
 });
 
 t.test('a person keeps one key per platform whatever name they go by', async (t) => {
