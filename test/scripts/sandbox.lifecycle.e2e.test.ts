@@ -6,7 +6,7 @@
  * killed under it; the node killed (-9) mid-run and restarted, the run's token still its own there; the
  * same under bubblewrap, the restarted node cancelling the run and leaving nothing of it running.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { mentionWake, queueWake } from '../harness/wake.js';
@@ -18,6 +18,7 @@ import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/s
 import { freePort } from '../harness/child.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 import { until } from '../harness/until.js';
+import { agentEnv, killRun, pidsWith } from './fixtures/sandbox-procs.js';
 import { rawWebSocket } from '../harness/ws-raw.js';
 import { TOKEN } from '../harness/serve-store.js';
 
@@ -45,43 +46,6 @@ function runsUntil(node: BootedNode, match: (runs: Run[]) => boolean): Promise<R
     match,
     { timeoutMs: 30_000, everyMs: 50 },
   );
-}
-
-/** The environment of the run's agent (its process carries `SVC_SANDBOX_ID`), read from /proc. */
-function agentEnv(sandboxId: string): { pid: number; env: Map<string, string> } | null {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let raw: string;
-    try {
-      raw = readFileSync(`/proc/${entry}/environ`, 'utf8');
-    } catch {
-      continue;
-    }
-    const pairs = raw.split('\0').filter(Boolean);
-    if (!pairs.includes(`SVC_SANDBOX_ID=${sandboxId}`) || !pairs.some((p) => p.startsWith('SVC_MCP_URL=')))
-      continue;
-    const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-    if (!cmd.includes('fake-agent.mjs')) continue;
-    return {
-      pid: Number(entry),
-      env: new Map(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])),
-    };
-  }
-  return null;
-}
-
-/** Pids whose environment holds `pair` (a run's processes carry `SVC_SANDBOX_ID=<id>`). */
-function pidsWith(pair: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(pair);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 async function storeWithWake(t: Test): Promise<{ store: StoreDir; llmBaseUrl: string }> {
@@ -137,7 +101,7 @@ t.test(
     await putBob(node, llmBaseUrl, { FAKE_HOLD: '1' });
     const [run] = await runsUntil(node, (runs) => runs.some((r) => r.status === 'running'));
     const id = run!.sandbox_id;
-    t.teardown(() => writeFileSync(join(store.storeDir, 'sandboxes', id, 'control', 'release'), ''));
+    t.teardown(() => killRun(id));
     const agent = await until(
       () => Promise.resolve(agentEnv(id)),
       (a) => a !== null,
@@ -259,6 +223,7 @@ t.test(
     await putBob(node, llmBaseUrl, { FAKE_HOLD: '1' });
     const [run] = await runsUntil(node, (runs) => runs.some((r) => r.status === 'running'));
     const id = run!.sandbox_id;
+    t.teardown(() => killRun(id));
     const agent = (await until(
       () => Promise.resolve(agentEnv(id)),
       (a) => a !== null,
@@ -306,7 +271,7 @@ t.test(
     const [run] = await runsUntil(first, (runs) => runs.some((r) => r.status === 'running'));
     const id = run!.sandbox_id;
     const control = join(store.storeDir, 'sandboxes', id, 'control');
-    t.teardown(() => writeFileSync(join(control, 'release'), ''));
+    t.teardown(() => killRun(id));
     const agent = (await until(
       () => Promise.resolve(agentEnv(id)),
       (a) => a !== null,
@@ -365,7 +330,7 @@ t.test(
     const [run] = await runsUntil(first, (runs) => runs.some((r) => r.status === 'running'));
     const id = run!.sandbox_id;
     const control = join(store.storeDir, 'sandboxes', id, 'control');
-    t.teardown(() => writeFileSync(join(control, 'release'), ''));
+    t.teardown(() => killRun(id));
     await until(
       () => Promise.resolve(readdirSync(control).includes('up')),
       (up) => up,
