@@ -9,6 +9,7 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { startBusNode } from '../harness/bus-node.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
 import { localProviders } from '../fixtures/llm/providers.js';
@@ -87,7 +88,8 @@ t.test(
         String(f.data?.id).endsWith('-summarized'),
     );
 
-    // The read models follow the stream on their own: wait until they hold the profile and the summary.
+    // The frames come from the events projection; the memory view's model follows the stream on its own tail
+    // and pushes nothing when it folds, so its answer is asked until it holds the profile and the summary.
     type View = {
       counterparty_profiles: Array<Record<string, unknown>>;
       personal_memories: { long: Array<Record<string, unknown>> };
@@ -97,13 +99,11 @@ t.test(
       v !== null &&
       v.counterparty_profiles.length > 0 &&
       v.episodes[0]?.['task_summary'] === 'When item 7 ships';
-    let view: View | null = null;
-    for (let i = 0; i < 200 && !ready(view); i++) {
+    const memoryView = async (): Promise<View | null> => {
       const res = await fetch(`${node.url}/agents/ada/memory`);
-      t.equal(res.status, 200);
-      view = (await res.json()) as View;
-      if (!ready(view)) await new Promise((r) => setTimeout(r, 25));
-    }
+      return res.status === 200 ? ((await res.json()) as View) : null;
+    };
+    let view = await until(memoryView, ready, { timeoutMs: 10_000, everyMs: 25 });
     t.match(view, {
       counterparty_profiles: [
         {
@@ -132,10 +132,7 @@ t.test(
     await frame((f) => f.kind === 'event' && f.data?.type === 'episodes_pruned');
     const latest = (v: View | null): boolean =>
       v !== null && v.episodes.length === 1 && v.episodes[0]?.['task_summary'] === 'Whether item 8 is done';
-    for (let i = 0; i < 200 && !latest(view); i++) {
-      view = (await (await fetch(`${node.url}/agents/ada/memory`)).json()) as View;
-      if (!latest(view)) await new Promise((r) => setTimeout(r, 25));
-    }
+    view = await until(memoryView, latest, { timeoutMs: 10_000, everyMs: 25 });
     t.ok(latest(view), 'the view lists only the newest episode');
     const gone = await fetch(`${node.url}/agents/ada/memory/episodes/${String(first)}`);
     t.equal(gone.status, 404, 'nor is the pruned one served');
