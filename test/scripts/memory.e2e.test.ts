@@ -6,6 +6,7 @@ import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { startBusNode } from '../harness/bus-node.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
 import { localProviders } from '../fixtures/llm/providers.js';
@@ -70,18 +71,20 @@ t.test(
     t.match(needs.data.ada, { activity: 'needs' });
     await frame((f) => f.kind === 'event' && f.data?.type === 'episode_recorded');
 
-    // The read models follow the same stream on their own: wait until they hold the episode.
+    // The read models follow the same stream on their own tail and push nothing for the memory view when they
+    // fold: its answer is asked until it holds the episode.
     type View = {
       personal_memories: { long: Array<Record<string, unknown>>; short: Array<Record<string, unknown>> };
       episodes: Array<Record<string, unknown>>;
     };
-    let view: View | null = null;
-    for (let i = 0; i < 200 && !view?.episodes.length; i++) {
-      const res = await fetch(`${node.url}/agents/ada/memory`);
-      t.equal(res.status, 200);
-      view = (await res.json()) as View;
-      if (!view.episodes.length) await new Promise((r) => setTimeout(r, 25));
-    }
+    const view = await until(
+      async () => {
+        const res = await fetch(`${node.url}/agents/ada/memory`);
+        return res.status === 200 ? ((await res.json()) as View) : null;
+      },
+      (v) => (v?.episodes.length ?? 0) > 0,
+      { timeoutMs: 10_000, everyMs: 25 },
+    );
     t.match(view, {
       personal_memories: {
         long: [{ content: 'Deploys happen on Tuesdays', ttl_until: null }],
