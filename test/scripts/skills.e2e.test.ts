@@ -7,6 +7,7 @@ import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { startBusNode } from '../harness/bus-node.js';
 import { TOKEN } from '../harness/serve-node.js';
+import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 
@@ -54,14 +55,14 @@ t.test('a page of the skills container is a skill a served seat lists, reads and
   await node.run.waitForLog((l) => l['event'] === 'skills_synced' && l['source'] === 'native');
 
   await queueWake(bus, 'ada', mentionWake('Deploy the site'));
-  // The read models follow the stream on their own: wait until they hold the episode.
-
+  // The read models follow the stream on their own tail and push nothing for the memory view when they fold:
+  // its answer is asked until it holds the episode (the turn runs first).
   type View = { episodes: Array<{ skills_used: string[]; tool_sequence: string[] }> };
-  let view: View | null = null;
-  for (let i = 0; i < 400 && !view?.episodes.length; i++) {
-    view = (await (await fetch(`${node.url}/agents/ada/memory`)).json()) as View;
-    if (!view.episodes.length) await new Promise((r) => setTimeout(r, 25));
-  }
+  const view = await until(
+    async () => (await (await fetch(`${node.url}/agents/ada/memory`)).json()) as View,
+    (v) => v.episodes.length > 0,
+    { timeoutMs: 20_000, everyMs: 25 },
+  );
   t.match(view?.episodes[0], {
     tool_sequence: ['skill_list', 'skill_read'],
     skills_used: ['Deploying the site'],
