@@ -30,6 +30,8 @@ export const WarningKind = {
   NoProvider: 'no_provider',
   /** A native work project key a unit declares after another unit did (project-twins.ts). */
   DuplicateProject: 'duplicate_project',
+  /** A write changing the company `name`: every seat gets a new agent id (company-renamed.ts). */
+  CompanyRenamed: 'company_renamed',
 } as const;
 export type WarningKind = (typeof WarningKind)[keyof typeof WarningKind];
 

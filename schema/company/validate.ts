@@ -19,6 +19,7 @@ import { nestingProblem } from './nesting.js';
 import { seatsWithoutProvider } from './no-provider.js';
 import { notAppliedSettings } from './not-applied.js';
 import { projectTwins } from './project-twins.js';
+import { companyRenamed } from './company-renamed.js';
 import { heldMessage, ratchet, type RatchetBasis } from './ratchet.js';
 import { normaliseCompany } from './normalise.js';
 import {
@@ -172,6 +173,7 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
       kind: WarningKind.DuplicateProject,
       ...quotedEnds(rest),
     })),
+    ...renamedFrom(input, opts.active?.document),
   ];
   // 6. meaning
   const valid = problems.length === 0;
@@ -182,6 +184,12 @@ export function validateCompany(input: unknown, opts: ValidateOptions): CompanyV
     derived: quotedDerived(deriveCompany(walk, input['name'])),
     document: valid ? (normaliseCompany(input) as Company) : null,
   };
+}
+
+/** The `company_renamed` warning of a write that changes the active document's `name` (company-renamed.ts). */
+function renamedFrom(input: Record<string, unknown>, active: unknown): CompanyWarning[] {
+  const rename = active === undefined ? null : companyRenamed(input, active);
+  return rename ? [{ path: 'name', segments: ['name'], kind: WarningKind.CompanyRenamed, ...rename }] : [];
 }
 
 /** A warning's `from` and `to` (what refers and what it names, as written), cut as an answer quotes them. */
