@@ -64,6 +64,8 @@ export {
   startIntegrationHost,
   openRouter,
   ParsedBodies,
+  SharedAccounts,
+  type SiteIntegration,
   drainRetiredNotify,
   type IntegrationActors,
   readTrackerBSkillPages,

@@ -13,8 +13,10 @@ import {
   ParsedBodies,
   type RateWindow,
   peopleFrom,
+  SharedAccounts,
   startIntegrationHost,
   type People,
+  type SiteIntegration,
 } from '../actors/index.js';
 import type { Bus, Subscription } from '../bus/index.js';
 import {
@@ -116,6 +118,8 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     settings: WebhookSettings;
     people: People;
     rateLimit: number;
+    /** The resolved tracker-a and wiki blocks: whose credential the shared account is asked with. */
+    sites: Partial<Record<SiteIntegration, Readonly<Record<string, unknown>>>>;
   } = {
     id: null,
     stamp: stampOf(),
@@ -123,6 +127,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
     settings: unconfiguredSettings(extras()),
     people: peopleFrom(null),
     rateLimit: 0,
+    sites: {},
   };
   const current = (): typeof cached => {
     // Read on every delivery: the id decides, the record is built only when it changed or the second passed.
@@ -139,6 +144,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         settings: unconfiguredSettings(extras()),
         people: peopleFrom(null),
         rateLimit: 0,
+        sites: {},
       });
     try {
       // Typed before `${VAR}` resolution (the stored revision was validated as written); resolution
@@ -154,6 +160,10 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         settings: webhookSettingsFrom(id ?? '', document, extras()),
         people: peopleFrom(document),
         rateLimit: document.notification_rate_limit ?? 0,
+        sites: {
+          ...(document.integrations?.tracker_a ? { 'tracker-a': document.integrations.tracker_a } : {}),
+          ...(document.integrations?.wiki ? { wiki: document.integrations.wiki } : {}),
+        },
       };
     } catch (error) {
       // The config subsystem refuses to boot on an unopenable active revision; keep the last good view.
@@ -200,6 +210,11 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
   const subs: Subscription[] = [];
   if (opts.consumers !== false) {
     const people = (): People => current().people;
+    const cloudApiUrl = (opts.env ?? process.env)['SVC_CLOUD_SITE_API_URL'];
+    const accounts = new SharedAccounts({
+      logger: opts.logger.child({ component: 'integration' }),
+      ...(cloudApiUrl ? { cloudApiUrl } : {}),
+    });
     const router = await openRouter({
       bus: opts.bus,
       people,
@@ -218,6 +233,7 @@ export async function startWebhooks(opts: WebhooksOptions): Promise<Webhooks> {
         router,
         nodeId: opts.config.node.id,
         ...(parsed ? { parsed } : {}),
+        sharedAccount: (integration) => accounts.ids(integration, current().sites[integration]),
         logger: opts.logger.child({ component: 'integration' }),
       }),
     );

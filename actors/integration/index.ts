@@ -5,6 +5,7 @@ export { createPassHost, type PassRequest } from './pass.host.js';
 export { receivedEvent, startIntegrationHost } from './integration.host.js';
 export { peopleFrom, type People } from './people.js';
 export { ParsedBodies } from './parsed-bodies.js';
+export { SharedAccounts, type SiteIntegration } from './shared-accounts.js';
 export { openRouter } from './router.js';
 export { drainRetiredNotify } from './retired-notify.js';
 export { routeNotification } from './routing.js';

@@ -37,6 +37,7 @@ import { isOwnAction, resolveSeat, type People } from './people.js';
 import { chatMentions, chatMessageEvent, isChatMessage } from './chat.event.js';
 import type { ParsedBodies } from './parsed-bodies.js';
 import type { Router } from './router.js';
+import type { SiteIntegration } from './shared-accounts.js';
 
 /** Deliveries handled at once by one node (see ConsumerSpec.concurrency). */
 export const ROUTING_CONCURRENCY = 64;
@@ -59,6 +60,8 @@ export interface IntegrationHostOptions {
   readonly nodeId?: string;
   /** Bodies this node's receivers parsed already (the same object their `parsed` handoff is given). */
   readonly parsed?: ParsedBodies;
+  /** The shared account's identities as the vendor knows them (shared-accounts.ts); never rejects. */
+  sharedAccount?(pipeline: SiteIntegration): Promise<readonly string[]>;
 }
 
 /** The `webhook_received` record of one notification, at the time the gateway received it. */
@@ -91,17 +94,22 @@ function bodyJson(meta: RawDeliveryMeta, data: Uint8Array, handed: unknown): unk
   return deliveryJson(meta.pipeline, meta.content_type, text);
 }
 
-/** One raw delivery -> its notification, or null when it is an agent's own action. Exported for tests. */
+/**
+ * One raw delivery -> its notification, or null when it is an agent's own action (`shared`: the shared
+ * account's identities the vendor answered, for tracker-a and wiki). Exported for tests.
+ */
 export function notificationOf(
   people: People,
   msg: Pick<StoredMessage, 'stream' | 'seq' | 'headers' | 'data'>,
   bodies?: ParsedBodies,
+  shared: readonly string[] = [],
 ): { notification: InboundNotification | null; meta: RawDeliveryMeta } {
   const meta = rawDeliveryMeta(msg.headers);
   const id = deliveryKey(meta.pipeline, meta.seat || null, meta.delivery_id);
   const json = bodyJson(meta, msg.data, bodies?.take(id, msg.data));
   const parsed = parseDelivery(meta.pipeline, json, meta.event);
-  if (isOwnAction(people, meta.pipeline, parsed.trigger, parsed.selfIds)) return { notification: null, meta };
+  if (isOwnAction(people, meta.pipeline, parsed.trigger, parsed.selfIds, shared))
+    return { notification: null, meta };
   // Not parsed again: every part is built here, from checked metadata and the parsers' typed output, in
   // the schema's key order (a test holds it to `InboundNotification.parse` of itself).
   const notification: InboundNotification = {
@@ -132,9 +140,15 @@ export async function startIntegrationHost(opts: IntegrationHostOptions): Promis
   const source = opts.nodeId ? `${opts.nodeId}/integration` : 'integration';
   const encoder = new TextEncoder();
   const handle = async (msg: StoredMessage): Promise<void> => {
+    // Known once asked (the first delivery after a start or a credential change waits for the vendor).
+    const pipeline = msg.headers[RawHeader.Pipeline];
+    const shared =
+      opts.sharedAccount && (pipeline === 'tracker-a' || pipeline === 'wiki')
+        ? await opts.sharedAccount(pipeline)
+        : [];
     let result;
     try {
-      result = notificationOf(opts.people(), msg, opts.parsed);
+      result = notificationOf(opts.people(), msg, opts.parsed, shared);
     } catch (error) {
       // Not a delivery this build can read: keep it in the audit store, never loop on it.
       logger.error(

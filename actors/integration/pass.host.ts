@@ -13,6 +13,7 @@ import {
   trackerBPass,
   VendorError,
   type VendorPass,
+  whoAmIPath,
 } from './vendors/index.js';
 import { record } from './vendors/pass-context.js';
 
@@ -46,8 +47,8 @@ export interface PassHostOptions {
 const passes: Readonly<Record<string, VendorPass>> = {
   'codehost-b': codehostBPass,
   'tracker-b': trackerBPass,
-  'tracker-a': sitePass('tracker-a', '/rest/api/2/myself'),
-  wiki: sitePass('wiki', '/rest/api/user/current'),
+  'tracker-a': sitePass('tracker-a', whoAmIPath['tracker-a']),
+  wiki: sitePass('wiki', whoAmIPath.wiki),
 };
 
 /** Replaces each withheld value, as written and as a path segment encodes it, with `${NAME}`; longest first. */

@@ -87,16 +87,19 @@ export function resolveSeat(people: People, pipeline: Pipeline, who: VendorActor
   return null;
 }
 
-/** True when the trigger is an agent's own vendor identity (or the shared account agents act through). */
+/**
+ * True when the trigger is an agent's own vendor identity (or the shared account agents act through:
+ * its e-mail from the document, or `shared`, its lowercased identities as the vendor answered them).
+ */
 export function isOwnAction(
   people: People,
   pipeline: Pipeline,
   trigger: VendorActor | null,
   selfIds: readonly string[] = [],
+  shared: readonly string[] = [],
 ): boolean {
   if (trigger === null) return false;
   if (pipeline === 'chat') return trigger.id !== undefined && selfIds.includes(trigger.id);
   const own = people.own.get(pipeline);
-  if (!own) return false;
-  return identitiesOf(trigger).some((id) => own.has(id));
+  return identitiesOf(trigger).some((id) => own?.has(id) === true || shared.includes(id));
 }

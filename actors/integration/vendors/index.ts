@@ -2,6 +2,7 @@
 export { codehostBPass } from './codehost-b.pass.js';
 export { localPass } from './local.pass.js';
 export type { VendorPass } from './pass-context.js';
+export { siteAccount, whoAmIPath } from './site-account.js';
 export { sitePass } from './site.pass.js';
 export { trackerBPass } from './tracker-b.pass.js';
 export { VendorError } from './vendor-http.js';
