@@ -166,8 +166,13 @@ t.test('the next sequence survives a restart after a batch whose messages were a
     [1, 2, 3, 4, 5],
   );
   const seen: number[] = [];
-  const sub = await bus.consume('Q', { durable: 'w', concurrency: 5 }, async (m) => void seen.push(m.seq));
-  while (seen.length < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+  let allSeen = (): void => undefined;
+  const fifth = new Promise<void>((resolve) => (allSeen = resolve));
+  const sub = await bus.consume('Q', { durable: 'w', concurrency: 5 }, async (m) => {
+    if (seen.push(m.seq) === 5) allSeen();
+  });
+  await fifth;
+  // Stopping waits for the calls in flight and commits their acks.
   await sub.stop();
   t.equal((await bus.streamInfo('Q')).messages, 0, 'every message acknowledged and removed');
   await bus.close();
