@@ -1,7 +1,8 @@
 /**
  * The sandbox runs' list and live section read each `started_at` once before sorting: over random events
  * (stamps tied, in other offsets, naming no instant, past the kept cap) they answer what a sort comparing
- * the stamps themselves answers, and the cap drops the run a sort would put first. Each fold says whether
+ * the stamps themselves answers, and the cap drops the ended run a sort by end (ties by id) would put first,
+ * never a live one. Each fold says whether
  * the live section changed exactly when its content did (what decides a push to the live stream).
  */
 import fc from 'fast-check';
@@ -26,11 +27,23 @@ const stamps = [
 ];
 const statuses = ['launching', 'running', 'awaiting_clarification', 'done', 'failed', 'cancelled'];
 
-const step = (ids: number) =>
+/** Mostly ended runs: enough of them to pass the cap on ended runs. */
+const mostlyEnded = [
+  'done',
+  'failed',
+  'cancelled',
+  'done',
+  'failed',
+  'cancelled',
+  'running',
+  'awaiting_clarification',
+];
+
+const step = (ids: number, among: readonly string[] = statuses) =>
   fc.record({
     id: fc.integer({ min: 0, max: ids }),
     started: fc.constantFrom(...stamps),
-    status: fc.constantFrom(...statuses),
+    status: fc.constantFrom(...among),
   });
 
 function event(s: { id: number; started: string; status: string }, n: number): EventRecord {
@@ -63,7 +76,8 @@ const ids = (runs: ReadonlyArray<{ sandbox_id: string }>) => runs.map((r) => r.s
 function agrees(steps: ReadonlyArray<{ id: number; started: string; status: string }>): boolean {
   const state = emptySandboxesState();
   let changes = true;
-  // The straightforward model: a map of runs, capped by dropping the first of a sort by start.
+  // The straightforward model: a map of runs, capped by dropping the first ended run of a sort by end
+  // (these events say no end: their start), ties by id.
   const model = new Map<string, Payloads.SandboxRun>();
   steps.forEach((s, n) => {
     const e = event(s, n);
@@ -72,9 +86,12 @@ function agrees(steps: ReadonlyArray<{ id: number; started: string; status: stri
     if (changed !== (JSON.stringify(liveSandboxes(state)) !== before)) changes = false;
     const run = e.payload as Payloads.SandboxRun;
     model.set(run.sandbox_id, run);
-    if (model.size > 1_000)
+    const ended = [...model.values()].filter((r) => Payloads.terminalSandboxStatuses.has(r.status));
+    if (ended.length > 1_000)
       model.delete(
-        [...model.values()].sort((a, b) => compareStamps(a.started_at, b.started_at))[0]!.sandbox_id,
+        ended.sort(
+          (a, b) => compareStamps(a.started_at, b.started_at) || (a.sandbox_id < b.sandbox_id ? -1 : 1),
+        )[0]!.sandbox_id,
       );
   });
   const sorted = [...model.values()].sort((a, b) => compareStamps(b.started_at, a.started_at));
@@ -94,26 +111,29 @@ t.test(
   },
 );
 
-t.test('past the cap the run of the earliest start (the first of them) is dropped', async (t) => {
-  fc.assert(fc.property(fc.array(step(5_000), { minLength: 1_100, maxLength: 1_300 }), agrees), {
+t.test('past the cap the ended run that ended first is dropped, never a live one', async (t) => {
+  const steps = fc.array(step(100_000, mostlyEnded), { minLength: 1_500, maxLength: 1_700 });
+  fc.assert(fc.property(steps, agrees), {
     numRuns: 4,
   });
   t.pass('held');
 });
 
 t.test(
-  'a run folded past the cap that is itself the earliest start goes at once and changes nothing',
+  'an ended run folded past the cap that ended first goes at once and changes nothing; a live one is kept',
   async (t) => {
     const state = emptySandboxesState();
     for (let i = 0; i < 1_000; i++)
-      applySandboxEvent(state, event({ id: i, started: '2026-11-02T00:00:00Z', status: 'running' }, i));
+      applySandboxEvent(state, event({ id: i, started: '2026-11-02T00:00:00Z', status: 'done' }, i));
+    applySandboxEvent(state, event({ id: 4_000, started: '2026-11-02T00:00:00Z', status: 'running' }, 999));
     const before = JSON.stringify(liveSandboxes(state));
-    const early = { id: 5_000, started: '2026-11-01T10:00:00Z', status: 'running' };
+    const early = { id: 5_000, started: '2026-11-01T10:00:00Z', status: 'done' };
     t.equal(applySandboxEvent(state, event(early, 1_000)), false, 'no change is reported');
     t.equal(JSON.stringify(liveSandboxes(state)), before, 'the live section is as it was');
-    t.notOk(ids(sandboxRuns(state)).includes('sb-5000'), 'the early run was not kept');
-    const late = { id: 5_001, started: '2026-11-03T00:00:00Z', status: 'running' };
-    t.equal(applySandboxEvent(state, event(late, 1_001)), true, 'a later live run pushes the earliest out');
-    t.equal(ids(liveSandboxes(state))[0], 'sb-5001');
+    t.notOk(ids(sandboxRuns(state)).includes('sb-5000'), 'the early ended run was not kept');
+    const earlyLive = { id: 5_001, started: '2026-11-01T09:00:00Z', status: 'running' };
+    t.equal(applySandboxEvent(state, event(earlyLive, 1_001)), true, 'an early live run is kept');
+    t.same(ids(liveSandboxes(state)), ['sb-4000', 'sb-5001']);
+    t.equal(sandboxRuns(state).length, 1_002, 'every live run and 1,000 ended ones');
   },
 );
