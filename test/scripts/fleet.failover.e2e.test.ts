@@ -116,14 +116,37 @@ t.test(
     const outcomes: Outcome[] = [];
     let killedAt = Infinity;
     let stopAt = Infinity;
+    // Each write wakes whoever waits on the outcomes; `reached` resolves true once `test` holds, false at `ms`.
+    const waiters = new Set<() => void>();
+    const reached = (test: () => boolean, ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const check = () => {
+          if (!test()) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          resolve(false);
+        }, ms);
+        waiters.add(check);
+        check();
+      });
     const loop = (async () => {
       for (let n = 1; Date.now() < stopAt; n += 1) {
         const node = nodes[n % 2]!;
         outcomes.push(...(await writeOnce(node.id, node.url, n)));
+        for (const wake of [...waiters]) wake();
       }
     })();
     const before = () => outcomes.filter((o) => o.status === 201).length;
-    while (before() < 6) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!(await reached(() => before() >= 6, 30_000))) {
+      stopAt = 0;
+      await loop;
+      t.fail(`only ${before()} of 6 writes stored before the kill: ${JSON.stringify(outcomes.slice(-4))}`);
+      return;
+    }
 
     const config = await streamLeader(cluster.urls, 'SVC_CONFIG', [0, 1, 2]);
     const coord = await streamLeader(cluster.urls, 'KV_svc_coord', [0, 1, 2]);
@@ -142,9 +165,8 @@ t.test(
     // Run on until both nodes have written after the kill, then a little longer.
     const wroteAfter = (id: string) =>
       outcomes.some((o) => o.node === id && o.status === 201 && o.startedAt > killedAt);
-    const deadline = killedAt + 30_000;
-    while (!(wroteAfter('node-a') && wroteAfter('node-b')) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    // Falls through at 30 s after the kill: the checks below then name the node that never wrote.
+    await reached(() => wroteAfter('node-a') && wroteAfter('node-b'), killedAt + 30_000 - Date.now());
     stopAt = Date.now() + 2_000;
     await loop;
 
