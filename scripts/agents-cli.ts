@@ -49,14 +49,29 @@ const takes: Readonly<Record<string, number>> = {
   'clear-needs': 1,
 };
 
+/** Each verb's own flags, beside --url, --config, --timeout and --help. */
+const agentsVerbFlags: Readonly<Record<string, readonly string[]>> = {
+  list: ['json'],
+  show: ['json'],
+  activity: ['days', 'json'],
+  pause: ['reason', 'stop-running', 'json'],
+  resume: ['reason', 'json'],
+  'clear-needs': ['id', 'json'],
+};
+
 export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
-    json: { type: 'boolean' },
-    days: { type: 'string' },
-    reason: { type: 'string' },
-    'stop-running': { type: 'boolean' },
-    id: { type: 'string', multiple: true },
-  });
+  const { values, positionals } = parseNodeArgs(
+    args,
+    {
+      json: { type: 'boolean' },
+      days: { type: 'string' },
+      reason: { type: 'string' },
+      'stop-running': { type: 'boolean' },
+      id: { type: 'string', multiple: true },
+    },
+    'agents',
+    agentsVerbFlags,
+  );
   // The seats are what an operator asks about most: `svc agents` alone lists them.
   const [verb = 'list', ...rest] = positionals;
   const exit = helpExit(agentsHelp, values.help, verb, out, err);
@@ -64,14 +79,7 @@ export async function runAgents(args: string[], env: NodeJS.ProcessEnv, out: Out
   // Own keys only: `constructor` is no verb (it fell through to clear-needs).
   const wanted = Object.hasOwn(takes, verb) ? takes[verb] : undefined;
   if (wanted === undefined) throw unknownVerb('agents', verb, Object.keys(takes));
-  refuseOtherVerbsFlags('agents', verb, values, {
-    list: ['json'],
-    show: ['json'],
-    activity: ['days', 'json'],
-    pause: ['reason', 'stop-running', 'json'],
-    resume: ['reason', 'json'],
-    'clear-needs': ['id', 'json'],
-  });
+  refuseOtherVerbsFlags('agents', verb, values, agentsVerbFlags);
   if (rest.length < wanted) throw new UsageError(`svc agents ${verb} needs ID (a seat handle or role name)`);
   if (rest.length > wanted) throw new UsageError(`unexpected arguments: ${rest.slice(wanted).join(' ')}`);
   // The route clamps a value outside the range: refused here instead of answering another window.

@@ -47,7 +47,7 @@ release's backup, store not fresh, engine mismatch, the active revision's key mi
 const backupPatienceMs = 300_000;
 
 export async function runBackup(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, { dir: { type: 'string' } });
+  const { values, positionals } = parseNodeArgs(args, { dir: { type: 'string' } }, 'backup');
   if (values.help) return helpExit(backupHelp, true, undefined, out, err) ?? 0;
   const [verb, ...extra] = positionals;
   if (verb !== undefined && verb !== 'list') {
@@ -106,16 +106,19 @@ export async function runRestore(
   out: Out,
   err: Out,
 ): Promise<number> {
-  const { values, positionals } = parseFlags({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      from: { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      help: { type: 'boolean', short: 'h' },
+  const { values, positionals } = parseFlags(
+    {
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        from: { type: 'string' },
+        config: { type: 'string', short: 'c' },
+        help: { type: 'boolean', short: 'h' },
+      },
     },
-  });
+    { command: 'restore' },
+  );
   if (values.help) {
     out.write(restoreHelp);
     return 0;

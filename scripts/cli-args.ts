@@ -26,9 +26,20 @@ const nodeFlags = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
-/** Parses strictly (an unknown flag throws `ERR_PARSE_ARGS_*`): the shared flags, `own`, and positionals. */
-export function parseNodeArgs<const T extends Options>(args: string[], own: T) {
-  return parseFlags({ args, allowPositionals: true, strict: true, options: { ...nodeFlags, ...own } });
+/**
+ * Parses strictly (an unknown flag is refused naming the flags the verb takes, from `takes`, else the
+ * command's): the shared flags, `own`, and positionals.
+ */
+export function parseNodeArgs<const T extends Options>(
+  args: string[],
+  own: T,
+  command: string,
+  takes?: Readonly<Record<string, readonly string[]>>,
+) {
+  return parseFlags(
+    { args, allowPositionals: true, strict: true, options: { ...nodeFlags, ...own } },
+    { command, ...(takes ? { takes } : {}), shared: Object.keys(nodeFlags) },
+  );
 }
 
 /**

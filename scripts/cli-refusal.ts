@@ -11,9 +11,9 @@ const whereIn = (problem: Record<string, unknown>): string => {
 };
 
 /**
- * `409 revision_advanced: detail` then one line per problem; a codeless answer is another server's (a proxy,
- * or an address that is not the node's). `command`: the noun of the `svc` command speaking (config, secrets,
- * fleet, work, pages).
+ * `svc config: 409 revision_advanced: detail` then one line per problem; a codeless answer is another
+ * server's (a proxy, or an address that is not the node's). `command`: the noun of the `svc` command
+ * speaking (config, secrets, fleet, work, pages), named first as in every other error the CLI prints.
  */
 export function describeRefusal(status: number, text: string, command = 'config'): string {
   let parsed: unknown;
@@ -27,7 +27,9 @@ export function describeRefusal(status: number, text: string, command = 'config'
   }
   const answer = parsed as Record<string, unknown>;
   const str = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
-  const lines = [`${status} ${str(answer['error'])}${answer['detail'] ? `: ${str(answer['detail'])}` : ''}`];
+  const lines = [
+    `svc ${command}: ${status} ${str(answer['error'])}${answer['detail'] ? `: ${str(answer['detail'])}` : ''}`,
+  ];
   if (Array.isArray(answer['problems'])) {
     for (const problem of answer['problems'] as Array<Record<string, unknown>>) {
       lines.push(

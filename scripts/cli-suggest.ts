@@ -54,20 +54,53 @@ export function didYouMean(word: string, known: Iterable<string>): string {
 export const unknownVerb = (command: string, verb: string, verbs: Iterable<string>): UsageError =>
   new UsageError(`unknown ${command} verb: ${verb}${didYouMean(verb, verbs)}`);
 
+/** Who parses, for an unknown flag's refusal: the command, and the flags each of its verbs takes. */
+export interface FlagOwners {
+  /** `events`: the refusal says `svc events list takes …`. */
+  readonly command: string;
+  /** Each verb's own flags (beside `shared`); without it, the command's flags are named. */
+  readonly takes?: Readonly<Record<string, readonly string[]>>;
+  /** The flags every verb takes (`--url`, `--config`, …). */
+  readonly shared?: readonly string[];
+}
+
 /**
  * node:util's `parseArgs`, with an unknown long flag near one the command takes refused naming it
- * (`--limt` → --limit). Any other refusal is thrown as the parser's, which svc.ts words.
+ * (`--limt` → --limit), and any other unknown flag refused naming the flags the verb takes. Any other
+ * refusal is thrown as the parser's, which svc.ts words.
  */
-export function parseFlags<const T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+export function parseFlags<const T extends ParseArgsConfig>(
+  config: T,
+  owners?: FlagOwners,
+): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (error) {
     const code = error instanceof TypeError && 'code' in error ? error.code : undefined;
-    const flag = /^Unknown option '--([^'=\s]+)'/.exec(error instanceof Error ? error.message : '')?.[1];
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined) {
-      const near = didYouMean(flag, Object.keys(config.options ?? {}));
-      if (near !== '') throw new UsageError(`unknown flag --${flag}${near.replace('mean ', 'mean --')}`);
+    const flag = /^Unknown option '(-{1,2}[^'=\s]+)'/.exec(error instanceof Error ? error.message : '')?.[1];
+    if (code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || flag === undefined) throw error;
+    const options = Object.keys(config.options ?? {});
+    if (flag.startsWith('--')) {
+      const near = didYouMean(flag.slice(2), options);
+      if (near !== '') throw new UsageError(`unknown flag ${flag}${near.replace('mean ', 'mean --')}`);
     }
-    throw error;
+    if (owners === undefined) throw error;
+    throw new UsageError(`unknown flag ${flag} (${flagsTaken(config, owners, options)})`);
   }
+}
+
+/** `svc events list takes --limit, …`: the verb's flags when a verb the command knows is given. */
+function flagsTaken(config: ParseArgsConfig, owners: FlagOwners, options: readonly string[]): string {
+  // The verb is the first word that is not a flag (a flag's value may pass for it: then no verb is known).
+  const verb = owners.takes
+    ? parseArgs({ ...config, strict: false, allowPositionals: true }).positionals[0]
+    : undefined;
+  const own =
+    verb !== undefined && owners.takes && Object.hasOwn(owners.takes, verb) ? owners.takes[verb] : undefined;
+  const who = own === undefined ? `svc ${owners.command}` : `svc ${owners.command} ${verb}`;
+  // The command's own flags first, then those every verb shares.
+  const shared = owners.shared ?? [];
+  const flags = [...(own ?? options.filter((o) => !shared.includes(o))), ...shared];
+  const dash = config.allowPositionals ? '; an argument that starts with a dash goes after --' : '';
+  return `${who} takes ${flags.map((f) => `--${f}`).join(', ')}${dash}`;
 }

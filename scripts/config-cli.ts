@@ -81,16 +81,21 @@ export async function runConfig(
 type ConfigValues = ReturnType<typeof parseConfigArgs>['values'];
 
 const parseConfigArgs = (args: string[]) =>
-  parseNodeArgs(args, {
-    format: { type: 'string' },
-    summary: { type: 'string' },
-    'if-match': { type: 'string' },
-    create: { type: 'boolean' },
-    'dry-run': { type: 'boolean' },
-    against: { type: 'string' },
-    limit: { type: 'string' },
-    offset: { type: 'string' },
-  });
+  parseNodeArgs(
+    args,
+    {
+      format: { type: 'string' },
+      summary: { type: 'string' },
+      'if-match': { type: 'string' },
+      create: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      against: { type: 'string' },
+      limit: { type: 'string' },
+      offset: { type: 'string' },
+    },
+    'config',
+    configVerbFlags,
+  );
 
 const getFormats = ['json', 'yaml'] as const;
 const diffFormats = ['text', 'yaml', 'json'] as const;
@@ -158,7 +163,7 @@ async function runVerb(
       return call(ctx, 'GET', '/config');
     case 'put': {
       const file = need('FILE');
-      const body = readInput(file);
+      const body = readDocument(file);
       const summary = summaryHeader();
       const conditions = await preconditions();
       if (conditions === null) return 1;
@@ -187,7 +192,7 @@ async function runVerb(
     }
     case 'validate': {
       const file = need('FILE');
-      const body = readInput(file);
+      const body = readDocument(file);
       return call(ctx, 'PUT', '/config?dry_run=true', body, {
         'content-type': looksYaml(file, body) ? 'application/yaml' : 'application/json',
       });
@@ -239,6 +244,19 @@ function readInput(file: string): string {
   } catch (error) {
     throw new UsageError(`cannot read ${file} ${readFailure(error)}`);
   }
+}
+
+/**
+ * A document to put or validate: an empty one is a mistake (a pipe that gave nothing), refused here rather
+ * than sent to be refused 400 by the node.
+ */
+function readDocument(file: string): string {
+  const body = readInput(file);
+  if (body.trim() === '')
+    throw new UsageError(
+      `svc config: ${file === '-' ? 'stdin (-)' : file} is empty: put and validate send a whole company document (nothing was sent)`,
+    );
+  return body;
 }
 
 const looksYaml = (file: string, body: string): boolean => /\.ya?ml$/i.test(file) || !/^\s*[{[]/.test(body);

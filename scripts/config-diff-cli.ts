@@ -54,7 +54,9 @@ export async function resolveRevision(
     if (!res.ok) {
       // Worded as every refusal is (code, detail, hint): the status alone left `draining` or a token's scope unsaid.
       const refusal = describeRefusal(res.status, await res.text());
-      ctx.err.write(`svc config: listing revisions to resolve ${id} was refused:\n${refusal}`);
+      ctx.err.write(
+        refusal.replace(/^svc config: /, `svc config: listing revisions to resolve ${id} was refused: `),
+      );
       return null;
     }
     const page = readAnswer(RevisionsPage, await res.text(), 'a page of revisions', {

@@ -67,16 +67,29 @@ async function get<T>(
   return { ok: true, body: readAnswer(shape, text, what, { status: response.status, asIs: false }) };
 }
 
+/** Each verb's own flags, beside --url, --config, --timeout and --help. */
+const eventsVerbFlags: Readonly<Record<string, readonly string[]>> = {
+  list: ['limit', 'category', 'seat', 'feed-only', 'before-time', 'before-id', 'all'],
+  get: [],
+  trace: [],
+  tail: ['category', 'seat'],
+};
+
 export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
-    limit: { type: 'string' },
-    category: { type: 'string' },
-    seat: { type: 'string' },
-    'feed-only': { type: 'boolean' },
-    'before-time': { type: 'string' },
-    'before-id': { type: 'string' },
-    all: { type: 'boolean' },
-  });
+  const { values, positionals } = parseNodeArgs(
+    args,
+    {
+      limit: { type: 'string' },
+      category: { type: 'string' },
+      seat: { type: 'string' },
+      'feed-only': { type: 'boolean' },
+      'before-time': { type: 'string' },
+      'before-id': { type: 'string' },
+      all: { type: 'boolean' },
+    },
+    'events',
+    eventsVerbFlags,
+  );
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(eventsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
@@ -85,12 +98,7 @@ export async function runEvents(args: string[], env: NodeJS.ProcessEnv, out: Out
   const stray = verb === 'list' || verb === 'tail' ? [target, ...extra] : extra;
   if (stray.some((word) => word !== undefined))
     throw new UsageError(`unexpected arguments: ${stray.filter((w) => w !== undefined).join(' ')}`);
-  refuseOtherVerbsFlags('events', verb!, values, {
-    list: ['limit', 'category', 'seat', 'feed-only', 'before-time', 'before-id', 'all'],
-    get: [],
-    trace: [],
-    tail: ['category', 'seat'],
-  });
+  refuseOtherVerbsFlags('events', verb!, values, eventsVerbFlags);
   const limit = checkFlags(values);
   const ctx = await nodeContext(values, env, out, err);
   const need = (what: string): string => {

@@ -181,22 +181,30 @@ function leasesIn(text: string): { kind: string; name: string; expires_at: strin
   }
 }
 
+/** Each verb's own flags, beside --url, --config, --timeout and --help. */
+const fleetVerbFlags: Readonly<Record<string, readonly string[]>> = {
+  status: ['broker', 'json'],
+  remove: ['confirm', 'force', 'peer'],
+};
+
 export async function runFleet(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
-    broker: { type: 'boolean' },
-    json: { type: 'boolean' },
-    confirm: { type: 'string' },
-    force: { type: 'boolean' },
-    peer: { type: 'string' },
-  });
+  const { values, positionals } = parseNodeArgs(
+    args,
+    {
+      broker: { type: 'boolean' },
+      json: { type: 'boolean' },
+      confirm: { type: 'string' },
+      force: { type: 'boolean' },
+      peer: { type: 'string' },
+    },
+    'fleet',
+    fleetVerbFlags,
+  );
   const [verb, target, ...extra] = positionals;
   const exit = helpExit(fleetHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
-  refuseOtherVerbsFlags('fleet', verb!, values, {
-    status: ['broker', 'json'],
-    remove: ['confirm', 'force', 'peer'],
-  });
+  refuseOtherVerbsFlags('fleet', verb!, values, fleetVerbFlags);
   // Everything this command can judge alone is judged before the node's address is read.
   if (verb !== 'status' && verb !== 'remove') throw unknownVerb('fleet', verb!, ['status', 'remove']);
   if (verb === 'status' && target !== undefined) throw new UsageError(`unexpected argument: ${target}`);

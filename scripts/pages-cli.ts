@@ -34,6 +34,14 @@ ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answer
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
+/** Each verb's own flags, beside --url, --config, --timeout and --help. */
+const pagesVerbFlags: Readonly<Record<string, readonly string[]>> = {
+  list: ['container', 'parent', 'limit', 'cursor'],
+  show: [],
+  search: ['container', 'limit'],
+  create: ['container', 'title', 'parent', 'op-id'],
+};
+
 export async function runPages(
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -41,25 +49,25 @@ export async function runPages(
   err: Out,
   stdin: () => Buffer = () => readFileSync(0),
 ): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
-    container: { type: 'string' },
-    parent: { type: 'string' },
-    limit: { type: 'string' },
-    cursor: { type: 'string' },
-    title: { type: 'string' },
-    'op-id': { type: 'string' },
-  });
+  const { values, positionals } = parseNodeArgs(
+    args,
+    {
+      container: { type: 'string' },
+      parent: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      title: { type: 'string' },
+      'op-id': { type: 'string' },
+    },
+    'pages',
+    pagesVerbFlags,
+  );
   const [verb, ...rest] = positionals;
   const exit = helpExit(pagesHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
   const verbs = ['list', 'show', 'search', 'create'];
   if (!verbs.includes(verb!)) throw unknownVerb('pages', verb!, verbs);
-  refuseOtherVerbsFlags('pages', verb!, values, {
-    list: ['container', 'parent', 'limit', 'cursor'],
-    show: [],
-    search: ['container', 'limit'],
-    create: ['container', 'title', 'parent', 'op-id'],
-  });
+  refuseOtherVerbsFlags('pages', verb!, values, pagesVerbFlags);
   const most = verb === 'search' ? Infinity : verb === 'list' ? 0 : 1;
   if (rest.length > most) throw new UsageError(`unexpected arguments: ${rest.slice(most).join(' ')}`);
   if ((verb === 'show' || verb === 'search') && rest.length === 0)

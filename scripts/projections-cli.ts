@@ -35,12 +35,15 @@ export async function runProjections(
   out: Out,
   err: Out,
 ): Promise<number> {
-  const { values, positionals } = parseFlags({
-    args,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseFlags(
+    {
+      args,
+      options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    },
+    { command: 'projections' },
+  );
   const [verb, name, ...extra] = positionals;
   if (values.help || verb === 'help') {
     out.write(projectionsHelp);

@@ -25,19 +25,22 @@ Exit codes: 0 done; 1 the configuration is refused, the stream cannot be read, o
 `;
 
 export async function runReplay(args: string[], env: NodeJS.ProcessEnv, out: Out, err: Out): Promise<number> {
-  const { values } = parseFlags({
-    args,
-    options: {
-      config: { type: 'string', short: 'c' },
-      stream: { type: 'string' },
-      'from-seq': { type: 'string' },
-      since: { type: 'string' },
-      subject: { type: 'string' },
-      verify: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseFlags(
+    {
+      args,
+      options: {
+        config: { type: 'string', short: 'c' },
+        stream: { type: 'string' },
+        'from-seq': { type: 'string' },
+        since: { type: 'string' },
+        subject: { type: 'string' },
+        verify: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    { command: 'replay' },
+  );
   if (values.help) {
     out.write(replayHelp);
     return 0;

@@ -70,10 +70,14 @@ export async function runSecrets(
   err: Out,
   stdin: ValueSource = stdinValue(err),
 ): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
-    source: { type: 'string' },
-    'key-id': { type: 'string' },
-  });
+  const { values, positionals } = parseNodeArgs(
+    args,
+    {
+      source: { type: 'string' },
+      'key-id': { type: 'string' },
+    },
+    'secrets',
+  );
   const [verb, name, file, ...extra] = positionals;
   const exit = helpExit(secretsHelp, values.help, verb, out, err);
   if (exit !== null) return exit;

@@ -65,15 +65,18 @@ export async function runServe(args: string[], env: NodeJS.ProcessEnv, out: Out,
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  const { values } = parseFlags({
-    args,
-    options: {
-      config: { type: 'string', short: 'c' },
-      company: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseFlags(
+    {
+      args,
+      options: {
+        config: { type: 'string', short: 'c' },
+        company: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
     },
-    strict: true,
-  });
+    { command: 'serve' },
+  );
   if (values.help) {
     out.write(serveHelp);
     return 0;

@@ -36,6 +36,17 @@ ${nodeFlagsHelp}  --op-id X        a write's retry handle: sent again, it answer
 Exit codes: 0 done; 1 refused (the answer's error code is printed); 2 bad flags.
 `;
 
+/** Each verb's own flags, beside --url, --config, --timeout and --help. */
+const workVerbFlags: Readonly<Record<string, readonly string[]>> = {
+  list: ['project', 'status', 'assignee', 'q', 'limit', 'cursor'],
+  show: [],
+  create: ['project', 'title', 'description', 'assignee', 'priority', 'type', 'status', 'op-id'],
+  comment: ['op-id'],
+  move: ['op-id'],
+  inbox: ['unread', 'limit', 'handle'],
+  mine: ['handle'],
+};
+
 export async function runWork(
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -43,21 +54,26 @@ export async function runWork(
   err: Out,
   stdin: () => Buffer = () => readFileSync(0),
 ): Promise<number> {
-  const { values, positionals } = parseNodeArgs(args, {
-    project: { type: 'string' },
-    status: { type: 'string' },
-    assignee: { type: 'string', multiple: true },
-    q: { type: 'string' },
-    limit: { type: 'string' },
-    title: { type: 'string' },
-    description: { type: 'string' },
-    priority: { type: 'string' },
-    type: { type: 'string' },
-    unread: { type: 'boolean' },
-    'op-id': { type: 'string' },
-    cursor: { type: 'string' },
-    handle: { type: 'string' },
-  });
+  const { values, positionals } = parseNodeArgs(
+    args,
+    {
+      project: { type: 'string' },
+      status: { type: 'string' },
+      assignee: { type: 'string', multiple: true },
+      q: { type: 'string' },
+      limit: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      priority: { type: 'string' },
+      type: { type: 'string' },
+      unread: { type: 'boolean' },
+      'op-id': { type: 'string' },
+      cursor: { type: 'string' },
+      handle: { type: 'string' },
+    },
+    'work',
+    workVerbFlags,
+  );
   const [verb, ...rest] = positionals;
   const exit = helpExit(workHelp, values.help, verb, out, err);
   if (exit !== null) return exit;
@@ -73,15 +89,7 @@ export async function runWork(
   // Own keys only: `constructor` is no verb.
   const range = Object.hasOwn(takes, verb!) ? takes[verb!] : undefined;
   if (!range) throw unknownVerb('work', verb!, Object.keys(takes));
-  refuseOtherVerbsFlags('work', verb!, values, {
-    list: ['project', 'status', 'assignee', 'q', 'limit', 'cursor'],
-    show: [],
-    create: ['project', 'title', 'description', 'assignee', 'priority', 'type', 'status', 'op-id'],
-    comment: ['op-id'],
-    move: ['op-id'],
-    inbox: ['unread', 'limit', 'handle'],
-    mine: ['handle'],
-  });
+  refuseOtherVerbsFlags('work', verb!, values, workVerbFlags);
   if (rest.length < range[0])
     throw new UsageError(`svc work ${verb} needs ${range[0] === 1 ? 'ID' : 'ID STATUS'}`);
   if (rest.length > range[1]) throw new UsageError(`unexpected arguments: ${rest.slice(range[1]).join(' ')}`);

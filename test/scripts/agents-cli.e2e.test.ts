@@ -186,14 +186,14 @@ t.test('svc agents reads and steers the agent seats of a running node', async (t
     t.equal(shown.out, '');
     t.equal(
       shown.err,
-      '404 not_found: no agent seat "nobody"\nhint: Use a seat handle or role name from svc agents (human seats have no agent view).\n',
+      'svc agents: 404 not_found: no agent seat "nobody"\nhint: Use a seat handle or role name from svc agents (human seats have no agent view).\n',
     );
     for (const seat of ['nobody', 'hu']) {
       const paused = await agents('pause', seat);
       t.equal(paused.code, 1, seat);
       t.equal(
         paused.err,
-        `404 not_found: no agent seat "${seat}" runs in the fleet\nhint: Only a running agent seat can be paused (a human seat never runs); svc agents lists them.\n`,
+        `svc agents: 404 not_found: no agent seat "${seat}" runs in the fleet\nhint: Only a running agent seat can be paused (a human seat never runs); svc agents lists them.\n`,
       );
     }
   });
@@ -202,7 +202,7 @@ t.test('svc agents reads and steers the agent seats of a running node', async (t
     const agent = await svc(['agents', 'pause', 'bob', '--url', node.url], {});
     const fleet = await svc(['fleet', 'status', '--url', node.url], {});
     t.equal(agent.code, 1);
-    t.match(agent.err, /^svc agents: the node needs an operator token: set SVC_TOKEN to a token of the node's api\.auth\.tokens\n401 invalid_token/); // prettier-ignore
+    t.match(agent.err, /^svc agents: the node needs an operator token: set SVC_TOKEN to a token of the node's api\.auth\.tokens\nsvc agents: 401 invalid_token/); // prettier-ignore
     t.equal(agent.err, fleet.err.replaceAll('svc fleet', 'svc agents'), 'worded as svc fleet words it');
     t.notMatch(agent.err, new RegExp(TOKEN), 'no credential echoed');
     const wrong = await svc(['agents', 'resume', 'bob', '--url', node.url], { SVC_TOKEN: 'not-the-token' });

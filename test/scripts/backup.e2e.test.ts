@@ -89,7 +89,7 @@ t.test('bad backup directories answer 400 backup_dir_invalid and are listed as f
   t.equal(await refused.exited, 1);
   t.match(
     refused.stderr(),
-    /^400 backup_dir_invalid: .*not empty.*\nhint: \S/,
+    /^svc backup: 400 backup_dir_invalid: .*not empty.*\nhint: \S/,
     'the refusal carries its hint',
   );
   t.equal(await node.stop(), 0);

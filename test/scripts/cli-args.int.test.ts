@@ -11,6 +11,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { runSvc } from '../harness/child.js';
 import { svc } from '../harness/svc-main.js';
 
 t.test('a --config file that cannot name the node is refused before any request', async (t) => {
@@ -197,4 +198,34 @@ t.test('events tail at an address that is no svc node says what to check, in one
   );
   t.notMatch(run.err, /html/i, 'the body is not dumped');
   t.equal(run.err.trimEnd().split('\n').length, 1, run.err);
+});
+
+t.test('config put and validate of an empty stdin are refused before anything is sent, exit 2', async (t) => {
+  // A node that records what it is asked: nothing should reach it.
+  const asked: string[] = [];
+  const node = createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: 'invalid_body', detail: 'refused by the stub node' }));
+  });
+  node.listen(0, '127.0.0.1');
+  await once(node, 'listening');
+  t.teardown(() => node.close());
+  const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
+  for (const args of [
+    ['put', '-', '--summary', 'empty'],
+    ['validate', '-'],
+  ]) {
+    const verb = args[0]!;
+    // The built CLI as a child with its stdin on /dev/null: `-` reads nothing.
+    const run = runSvc(['config', ...args, '--url', url], { SVC_TOKEN: 'x' });
+    t.equal(await run.exited, 2, `${verb}: a usage error`);
+    t.match(
+      run.stderr(),
+      /^svc config: stdin \(-\) is empty: .*document/,
+      `${verb}: says stdin gave nothing`,
+    );
+    t.match(run.stderr(), /Run 'svc config --help' for usage/, `${verb}: the help pointer`);
+  }
+  t.same(asked, [], 'nothing was sent');
 });

@@ -10,17 +10,20 @@ t.test('a refusal without an error code names the command that met it, not alway
   t.match(describeRefusal(502, 'Bad Gateway'), /^svc config: HTTP 502/);
 });
 
-t.test('a coded refusal reads status, code, detail and each problem by path and line', async (t) => {
-  const text = JSON.stringify({
-    error: 'validation_error',
-    detail: 'the document is invalid',
-    problems: [{ path: 'units[0].name', line: 4, message: 'required' }, { message: 'no units' }],
-  });
-  t.equal(
-    describeRefusal(400, text, 'work'),
-    '400 validation_error: the document is invalid\n  units[0].name (line 4): required\n  (document): no units\n',
-  );
-});
+t.test(
+  'a coded refusal reads the command, status, code, detail and each problem by path and line',
+  async (t) => {
+    const text = JSON.stringify({
+      error: 'validation_error',
+      detail: 'the document is invalid',
+      problems: [{ path: 'units[0].name', line: 4, message: 'required' }, { message: 'no units' }],
+    });
+    t.equal(
+      describeRefusal(400, text, 'work'),
+      'svc work: 400 validation_error: the document is invalid\n  units[0].name (line 4): required\n  (document): no units\n',
+    );
+  },
+);
 
 t.test('a problem with a column (a JSON syntax error) reads line and column', async (t) => {
   const text = JSON.stringify({
@@ -32,6 +35,6 @@ t.test('a problem with a column (a JSON syntax error) reads line and column', as
   });
   t.equal(
     describeRefusal(400, text),
-    '400 invalid_body: The body is not a readable JSON document.\n  (document) (line 3, column 7): JSON: not parseable: expected `,` or `}` after a member\n',
+    'svc config: 400 invalid_body: The body is not a readable JSON document.\n  (document) (line 3, column 7): JSON: not parseable: expected `,` or `}` after a member\n',
   );
 });

@@ -59,13 +59,16 @@ t.test('a word near no command, verb or flag, or near several alike, gets no gue
     [['projections', 'foo'], 'svc: unknown projections verb: foo'],
     [
       ['projections', 'list', '--jsn'],
-      'svc: unknown flag --jsn (an argument that starts with a dash goes after --)',
+      'svc: unknown flag --jsn (svc projections takes --config, --help; an argument that starts with a dash goes after --)',
     ],
     [
       ['events', 'list', '--bogus'],
-      'svc: unknown flag --bogus (an argument that starts with a dash goes after --)',
+      'svc: unknown flag --bogus (svc events list takes --limit, --category, --seat, --feed-only, --before-time, --before-id, --all, --url, --timeout, --config, --help; an argument that starts with a dash goes after --)',
     ],
-    [['events', 'list', '-x'], 'svc: unknown flag -x (an argument that starts with a dash goes after --)'],
+    [
+      ['events', 'list', '-x'],
+      'svc: unknown flag -x (svc events list takes --limit, --category, --seat, --feed-only, --before-time, --before-id, --all, --url, --timeout, --config, --help; an argument that starts with a dash goes after --)',
+    ],
     // A command's flag put before the command is near no global flag: where it goes is said instead.
     [['--config', 'x.yaml', 'serve'], 'svc: unknown flag --config (flags follow the command)'],
     [

@@ -171,7 +171,7 @@ t.test(
       t.equal(run.code, 1, `${args.join(' ')}: ${run.err}`);
       t.equal(
         run.err,
-        `svc config: listing revisions to resolve ${args[1]} was refused:\n503 draining: ${refusal.detail}\nhint: ${refusal.hint}\n`,
+        `svc config: listing revisions to resolve ${args[1]} was refused: 503 draining: ${refusal.detail}\nhint: ${refusal.hint}\n`,
         args.join(' '),
       );
       t.equal(run.out, '', `${args.join(' ')}: nothing on stdout`);

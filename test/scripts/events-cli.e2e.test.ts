@@ -48,7 +48,11 @@ t.test('svc events list, get and trace read a running node', async (t) => {
   t.equal((JSON.parse(one.out) as { id: string }).id, sent[0]!.id);
   const missing = await run('get', 'nope');
   t.equal(missing.code, 1);
-  t.match(missing.err, /^404 not_found: .*\nhint: /, 'worded as every client command words a refusal');
+  t.match(
+    missing.err,
+    /^svc events: 404 not_found: .*\nhint: /,
+    'worded as every client command words a refusal',
+  );
   const bad = await run('list', '--before-id', 'x');
   t.equal(bad.code, 2, 'half a cursor is a usage error, said before asking');
   t.match(bad.err, '--before-time and --before-id go together');

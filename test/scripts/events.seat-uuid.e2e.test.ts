@@ -157,7 +157,7 @@ t.test(
       stranger,
     );
     t.equal(refused, 1, 'a UUID naming no seat is refused rather than tailing forever');
-    t.match(stranger.text(), /^404 /);
+    t.match(stranger.text(), /^svc events: 404 /);
 
     const tails = [bob.toUpperCase(), 'BOB'].map((seat) => {
       const out = capture();
