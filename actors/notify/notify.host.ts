@@ -4,7 +4,8 @@
  * the fleet (one node sends each event), which sends the events it takes, in order (one in flight across the
  * fleet), keyed by the event id (`webhook-id`, the pager's `dedup_key`, the `Message-ID`). A failed attempt waits (1 s,
  * doubling, or longer when the answer's `Retry-After` asks, at most a minute) with the event held, so the events behind it wait too; a 4xx other than
- * 408/429 (an SMTP 5yz), or ten failed attempts, gives the event up with a `notification_failed` event; a node that stops
+ * 408/429 (an SMTP 5yz), or ten failed attempts, gives the event up with a `notification_failed` event (a report
+ * that could not be delivered only with a warning line, so two transports never report each other without end); a node that stops
  * meanwhile leaves it to the next (which starts its attempts again). An event older than an hour when its
  * turn comes is not sent. An apply swaps what changed: a transport keeps its consumer's position across
  * changes of its settings, so nothing is skipped or sent twice by a swap (a node killed mid-attempt sends
@@ -109,6 +110,9 @@ export function startTransports(opts: TransportsOptions): Transports {
       },
       'notification_failed',
     );
+    // A report that could not be delivered is not reported again: two transports sending each other's
+    // `notification_failed` would otherwise record each other's failures without end.
+    if (event.type === 'notification_failed') return;
     await publishEvent(
       bus,
       newEvent({
