@@ -59,6 +59,7 @@ t.test(
     });
     const node = await startCompanyNode(t, { company });
     const w = await openPage(browser!);
+    const turnEnded = eventFrame(w, 'agent_turn_completed');
     await w.page.goto(`${node.url}/dashboard#/seat/cy`);
     await w.page.waitForSelector('[data-link="live"]');
     const schedules = w.page.locator('section[aria-label="Schedules"]');
@@ -71,7 +72,7 @@ t.test(
     await notice.waitFor({ timeout: 60_000 });
     // The phase's provider error comes first, the turn's own a moment later: the room follows the row, so
     // it is compared with what the node says once the turn has ended.
-    await waitForTurnEnd(node.url);
+    await turnEnded(60_000);
     const api = (await (await fetch(`${node.url}/agents/cy`)).json()) as {
       last_error: { message: string; phase: string | null } | null;
     };
@@ -137,15 +138,32 @@ t.test(
   },
 );
 
-/** Resolves once the node has recorded a completed turn (its events feed names one). */
-async function waitForTurnEnd(url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const page = (await (await fetch(`${url}/events?limit=400`)).json()) as {
-      rows?: Array<{ type: string }>;
-    };
-    if (page.rows?.some((e) => e.type === 'agent_turn_completed')) return;
-    if (Date.now() > deadline) throw new Error('no turn completed within 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/**
+ * Watches the page's socket for an `event` frame of `type`, from before the page opens it; the returned wait
+ * resolves once one has arrived and fails after `timeoutMs`.
+ */
+function eventFrame(w: WatchedPage, type: string): (timeoutMs: number) => Promise<void> {
+  let seen = false;
+  let wake = () => {};
+  w.page.on('websocket', (ws) =>
+    ws.on('framereceived', ({ payload }) => {
+      if (typeof payload !== 'string') return;
+      const frame = JSON.parse(payload) as { kind?: string; data?: { type?: string } };
+      if (frame.kind !== 'event' || frame.data?.type !== type) return;
+      seen = true;
+      wake();
+    }),
+  );
+  return (timeoutMs) =>
+    new Promise((resolve, reject) => {
+      if (seen) return resolve();
+      const timer = setTimeout(
+        () => reject(new Error(`no ${type} event frame within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
 }
