@@ -165,6 +165,25 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
   }
 
   // 3. commands
+  /**
+   * Passes that change things at the vendor (provision, disconnect) run one at a time per kind on this
+   * node, each reading the configuration after the one before it finished: two run at once would both
+   * see the webhook missing and register it twice (every event delivered twice), and both mint a token
+   * per seat (one set orphaned at the vendor). A check only reads and is not held up.
+   */
+  const lanes = new Map<string, Promise<unknown>>();
+  function inLane(kind: string, mode: IntegrationVerb, work: () => Promise<IntegrationReply>) {
+    if (mode === IntegrationVerb.Check) return work();
+    const before = lanes.get(kind);
+    if (before !== undefined)
+      logger.debug({ event: 'setup_pass_queued', kind, mode }, 'waiting for the pass in progress');
+    const mine = (before ?? Promise.resolve()).catch(() => undefined).then(work);
+    lanes.set(kind, mine);
+    const done = (): void => void (lanes.get(kind) === mine && lanes.delete(kind));
+    void mine.then(done, done);
+    return mine;
+  }
+
   async function handle(mode: IntegrationVerb, command: IntegrationCommand): Promise<IntegrationReply> {
     const spec = opts.kinds.find((k) => k.key === command.kind);
     if (!spec) {
@@ -239,7 +258,7 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
       Commands.integration[verb],
       async (command) => {
         try {
-          return await handle(verb, command);
+          return await inLane(command.kind, verb, () => handle(verb, command));
         } catch (error) {
           if (!(error instanceof PassRefused)) throw error;
           return { outcome: 'refused', refusal: error.refusal } satisfies IntegrationReply;
