@@ -2,13 +2,14 @@
  * relay: events forwarded by the app platform, `Authorization: Bearer <JWT>` checked against the vendor
  * key set. Without `relay_app_id` or the key set location (503), or without `Authorization` (401), the
  * delivery is refused before its body is read; otherwise the gateway has read (drained) the whole body
- * before this runs, so a slow verification never leaves the sender mid-upload. `avi:jira:*` joins the tracker-a pipeline, `avi:confluence:*` the wiki
- * one (with the wiki dedup key), each only while its block is in the document (else 503, as that vendor's own
+ * before this runs, so a slow verification never leaves the sender mid-upload. `avi:jira:*` joins the
+ * tracker-a pipeline (keyed on the event's own marks), `avi:confluence:*` the wiki one (with the wiki dedup
+ * key), each only while its block is in the document (else 503, as that vendor's own
  * receiver answers); other events are acknowledged and dropped.
  */
 import { Vendor } from '../../schema/index.js';
 import type { ApiReply, ApiRequest, RouteDef } from '../types.js';
-import { digestKey, pathOf, scalar, wikiDedupKey } from './delivery-ids.js';
+import { pathOf, scalar, trackerAEventKey, wikiDedupKey } from './delivery-ids.js';
 import { credential, failClosed, inHeader, type Gate } from './gate.js';
 import { KeySetUnavailable } from './relay-keys.js';
 import { RelayHeaders, verifyRelay } from './relay.verify.js';
@@ -84,7 +85,7 @@ async function relay(deps: ReceiverDeps, req: ApiRequest): Promise<ApiReply> {
     return accept(deps, req, {
       ...common,
       pipeline: Vendor.TrackerA,
-      deliveryId: digestKey(req.body),
+      deliveryId: trackerAEventKey(json, req.body, event),
       signatureHeaders,
       parsed: json,
     });
