@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import { needsChromium, openPage, startBrowser } from '../harness/browser.js';
+import { until } from '../harness/until.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 const company = {
@@ -25,17 +26,22 @@ t.test('a failing tool server shows its last failure in its row', needsChromium,
   const browser = await startBrowser(t);
   const node = await startCompanyNode(t, { company: JSON.stringify(company) });
   // Wait until the node has recorded the failure.
-  let failure: { at: string; error: string } | null = null;
-  for (let i = 0; i < 100 && failure === null; i++) {
-    const res = await fetch(`${node.url}/mcp-servers`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    const body = (await res.json()) as {
-      nodes: Array<{
-        servers: Array<{ server: string; last_failure: { at: string; error: string } | null }>;
-      }>;
-    };
-    failure = body.nodes.flatMap((n) => n.servers).find((s) => s.server === 'broken')?.last_failure ?? null;
-    if (failure === null) await new Promise((r) => setTimeout(r, 200));
-  }
+  const failure = await until(
+    async () => {
+      const res = await fetch(`${node.url}/mcp-servers`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = (await res.json()) as {
+        nodes: Array<{
+          servers: Array<{ server: string; last_failure: { at: string; error: string } | null }>;
+        }>;
+      };
+      return body.nodes.flatMap((n) => n.servers).find((s) => s.server === 'broken')?.last_failure ?? null;
+    },
+    (last) => last !== null,
+    { timeoutMs: 20_000, everyMs: 200 },
+  );
   t.ok(failure, 'the node recorded a failure');
 
   const w = await openPage(browser);
