@@ -14,6 +14,7 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
 import { fakeAgentCommand } from '../actors/sandbox/harness.js';
 import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+import { until } from '../harness/until.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 
 const script = sandboxTurnScript('Add the endpoint', 'The coding run finished.');
@@ -32,14 +33,12 @@ async function wake(store: StoreDir): Promise<void> {
   await bus.close();
 }
 
-/** Asks `path` until `until` holds for its JSON (each answer is a fresh read; no clock involved). */
-async function poll<T>(node: BootedNode, path: string, until: (body: T) => boolean): Promise<T> {
-  for (;;) {
-    const body = (await (await node.call('GET', path)).json()) as T;
-    if (until(body)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Asks `path` until `test` holds for its JSON (each answer is a fresh read), for at most 60 s. */
+const poll = <T>(node: BootedNode, path: string, test: (body: T) => boolean): Promise<T> =>
+  until(async () => (await (await node.call('GET', path)).json()) as T, test, {
+    timeoutMs: 60_000,
+    everyMs: 50,
+  });
 
 /** Puts the company whose seat Bob has a sandbox running `agent` with `env`; the answer's status. */
 async function putBob(
