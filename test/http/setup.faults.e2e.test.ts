@@ -1,10 +1,11 @@
 import t from 'tap';
 import { until } from '../harness/until.js';
-import { fakeCodehostB, type Seen } from './fixtures/fake-vendors.js';
+import { fakeCodehostB, fakeTrackerB, type Seen } from './fixtures/fake-vendors.js';
 import { company, json, KEYRING, startSetupNode, type Json } from './fixtures/setup-node.js';
 
 const PUBLIC = 'https://hooks.example.test';
 const CB_TOKEN = 'cb-owner-token-0123456789';
+const TB_TOKEN = 'tb-admin-token-0123456789';
 
 /** codehost-b managing a project, a token per agent seat and the group webhook. */
 const managed = (url: string): Json =>
@@ -60,5 +61,65 @@ t.test(
     t.equal(vendor.hooks.length, 1, 'one group webhook, so each event is delivered once');
     t.equal(vendor.tokens.length, 2, 'one token per agent seat, none left orphaned at the vendor');
     t.equal(vendor.seen.filter((s) => s.method === 'POST' && s.path === '/api/v4/projects').length, 1);
+  },
+);
+
+t.test(
+  'a vendor failing mid-provision keeps what was done: the token minted before it is stored, the next provision mints only the rest',
+  async (t) => {
+    const vendor = await fakeTrackerB(t, TB_TOKEN);
+    const node = await startSetupNode(t, { tierA: KEYRING, env: { SVC_PUBLIC_BASE_URL: PUBLIC, TB_TOKEN } });
+    await node.putDocument(
+      company({
+        integrations: {
+          tracker_b: {
+            url: vendor.url,
+            workspace: 'acme',
+            token: '${TB_TOKEN}',
+            webhook_secret: 'tb-webhook-secret',
+            provisioning: { projects: ['ENG'], username_prefix: 'agent-', token_expiry_days: 30 },
+          },
+        },
+      }),
+    );
+    // The vendor goes down as the second seat's token is asked for.
+    vendor.beforeAnswer = async (seen) => {
+      if (seen.path.endsWith('/members/agent-bo-agent/api-tokens/')) vendor.failWith = 503;
+      await Promise.resolve();
+    };
+    const res = await node.call('POST', '/setup/integrations/tracker-b/provision');
+    t.equal(res.status, 200, 'a failed pass is still answered with its run');
+    const run = (await json(res)) as Json & { steps: Json[] };
+    t.match(run, { status: 'failed', reason: /api-tokens\/: tracker-b answered 503: the vendor failed/ });
+    t.match(
+      run.steps.map((s) => [s['name'], s['outcome']]),
+      [
+        ['project ENG', 'changed'],
+        ['member agent-chief-agent', 'changed'],
+        ['member agent-bo-agent', 'changed'],
+        ['token chief-agent', 'changed'],
+        ['stopped', 'failed'],
+      ],
+      'the steps say what was done before the vendor failed',
+    );
+    t.ok(run['revision_id'], 'the token minted before the failure is referenced in a new revision');
+    t.equal(node.secrets.resolve('SVC_TRACKER_B_CHIEF_AGENT_TOKEN'), vendor.tokens[0]!['token']);
+    t.match(await json(await node.call('GET', '/setup/integrations/tracker-b/runs')), {
+      runs: [{ id: run['id'], status: 'failed' }],
+    });
+
+    vendor.beforeAnswer = null;
+    vendor.failWith = null;
+    const again = (await json(await node.call('POST', '/setup/integrations/tracker-b/provision'))) as Json & {
+      steps: Json[];
+    };
+    t.match(again, { status: 'succeeded' });
+    t.same(
+      vendor.tokens.map((k) => k['username']),
+      ['agent-chief-agent', 'agent-bo-agent'],
+      'one token per seat at the vendor: the first is not minted twice',
+    );
+    t.same(vendor.members.length, 2);
+    t.equal(vendor.hooks.length, 1);
   },
 );
