@@ -5,6 +5,15 @@ import { RoutingBacklog } from '../../../http/index.js';
 const enc = new TextEncoder();
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
 
+/** Runs `step` until `done` holds, failing after 10 s: the backlog moves on its own timer. */
+async function stepUntil(done: () => boolean, step: () => Promise<unknown>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 10 s`);
+    await step();
+  }
+}
+
 t.test('answers wait while routing is past its high mark, and go once it catches up', async (t) => {
   const bus = await openMemoryBus();
   t.teardown(() => bus.close());
@@ -26,19 +35,27 @@ t.test('answers wait while routing is past its high mark, and go once it catches
   });
 
   for (let i = 0; i < 3; i += 1) await bus.publish('raw.a', enc.encode(String(i)));
-  for (const before = reads; reads < before + 3; await tick()) await backlog.wait();
+  const calm = reads;
+  await stepUntil(
+    () => reads >= calm + 3,
+    () => Promise.all([backlog.wait(), tick()]),
+    'three reads',
+  );
   t.equal(backlog.behind, false, 'under the high mark answers do not wait');
 
   for (let i = 3; i < 6; i += 1) await bus.publish('raw.a', enc.encode(String(i)));
   let held: Promise<void> | null = null;
+  const heldBy = Date.now() + 10_000;
   while (held === null) {
+    if (Date.now() > heldBy) throw new Error('no answer held within 10 s');
     const answer = backlog.wait();
     if (backlog.behind) held = answer;
     else await Promise.all([answer, tick()]);
   }
   let answered = false;
   void held.then(() => (answered = true));
-  for (const before = reads; reads < before + 5;) await tick();
+  const heldAt = reads;
+  await stepUntil(() => reads >= heldAt + 5, tick, 'five reads while held');
   t.equal(answered, false, 'past the high mark an answer waits while the backlog is read again and again');
   release();
   await held;
@@ -54,7 +71,11 @@ t.test('a backlog that never falls holds an answer for at most maxWaitMs', async
     maxWaitMs: 30,
     checkEveryMs: 5,
   });
-  while (!backlog.behind) await Promise.all([backlog.wait(), tick()]);
+  await stepUntil(
+    () => backlog.behind,
+    () => Promise.all([backlog.wait(), tick()]),
+    'behind',
+  );
   const started = performance.now();
   await backlog.wait();
   const waited = performance.now() - started;
