@@ -8,18 +8,9 @@ import t from 'tap';
 import { openBus, Streams, Subjects } from '../../bus/index.js';
 import { EventRecord } from '../../schema/index.js';
 import { startProxiedNode } from '../harness/proxied-node.js';
+import { until } from '../harness/until.js';
 
 type Json = Record<string, unknown>;
-
-/** Asks `read` every 100 ms until `test` holds (true) or `timeoutMs` passes (false). */
-async function until<T>(read: () => Promise<T>, test: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 t.test('a node cut from its streams reports isolated, an alarm and not ready, then recovers', async (t) => {
   const { server, proxy, run, url } = await startProxiedNode(t, 'svc-health-');
