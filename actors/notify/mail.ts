@@ -2,12 +2,20 @@
  * The `email` transport: one message per event (pure: `mailOf`) sent over SMTP (`smtpSend`, nodemailer:
  * TLS from the start on `smtps://`, STARTTLS when the server offers it on `smtp://`). The event id is the
  * message's `Message-ID`, so a repeated attempt is one message to a reader's client, and the message is
- * marked `Auto-Submitted` so vacation replies are not sent back.
+ * marked `Auto-Submitted` so vacation replies are not sent back. A server answers each recipient on its own:
+ * `mailSend` keeps who took the event, so a retry goes only to those deferred (4yz) and one refused for
+ * good (5yz) gives the event up — neither is dropped because another recipient took the message.
  */
 import type { EventRecord } from '../../schema/index.js';
 import { clip } from '../text.js';
 import { eventDetail, eventHeadline, headlineAndDetail } from './requests.js';
-import type { ResolvedTransport } from './transport.js';
+import {
+  recipientsVerdict,
+  smtpVerdictOf,
+  type Recipients,
+  type ResolvedTransport,
+  type Verdict,
+} from './transport.js';
 
 export type EmailTransport = Extract<ResolvedTransport, { type: 'email' }>;
 
@@ -25,9 +33,12 @@ export const SUBJECT_MAX = 160;
 /** The event record quoted in the body is cut past this. */
 export const RECORD_TEXT_MAX = 64 * 1024;
 
+/** The address of a mailbox: `a@example.com` of `Name <a@example.com>`. */
+const addressOf = (mailbox: string): string => (/<([^>]+)>/.exec(mailbox)?.[1] ?? mailbox).trim();
+
 /** The domain of the sender address, for the Message-ID. */
 function domainOf(mailbox: string): string {
-  const address = /<([^>]+)>/.exec(mailbox)?.[1] ?? mailbox;
+  const address = addressOf(mailbox);
   return address.slice(address.lastIndexOf('@') + 1).trim() || 'svc.invalid';
 }
 
@@ -57,8 +68,40 @@ export function mailOf(t: EmailTransport, event: EventRecord): Mail {
   };
 }
 
-/** Sends one message: the SMTP reply code of the server's answer, or null when none came (refused, timed out). */
-export type SendMail = (t: EmailTransport, mail: Mail) => Promise<number | null>;
+/**
+ * What the server answered one message: the reply code to the message (null when none came: refused, timed
+ * out) and the recipients it refused at RCPT TO, each with its own reply code. The message went to the rest
+ * when the reply is a 2yz.
+ */
+export interface MailAnswer {
+  readonly status: number | null;
+  readonly refused: ReadonlyArray<{ readonly address: string; readonly status: number | null }>;
+}
+
+/** Sends one message to `to` (the envelope's recipients: mailboxes of `mail.to` not yet reached). */
+export type SendMail = (t: EmailTransport, mail: Mail, to: readonly string[]) => Promise<MailAnswer>;
+
+/**
+ * One attempt at the recipients of `event` not yet settled. Sent once every recipient took it; worth a retry
+ * while one may yet take it; refused (with that reply code) when none can and at least one refused for good,
+ * on this attempt or an earlier one.
+ */
+export async function mailSend(
+  sendMail: SendMail,
+  t: EmailTransport,
+  event: EventRecord,
+  recipients: Recipients,
+): Promise<{ status: number | null; verdict: Verdict }> {
+  const to = t.to.filter((r) => !recipients.settled.has(r));
+  const answer = await sendMail(t, mailOf(t, event), to);
+  const answers = to.map((r) => {
+    const address = addressOf(r).toLowerCase();
+    // A recipient refused at RCPT TO has its own reply; the others share the message's.
+    const status = answer.refused.find((x) => x.address.toLowerCase() === address)?.status ?? answer.status;
+    return { to: r, status, verdict: smtpVerdictOf(status) };
+  });
+  return recipientsVerdict(recipients, answers, answer.status);
+}
 
 const replyCode = (text: unknown): number | null => {
   const match = typeof text === 'string' ? /^([2-5]\d\d)\b/.exec(text) : null;
@@ -92,8 +135,19 @@ function serverOf(t: EmailTransport) {
   };
 }
 
+/** The recipients a server refused at RCPT TO (nodemailer's `rejectedErrors`, on an answer or an error). */
+function refusedOf(answer: unknown): MailAnswer['refused'] {
+  const errors = (answer as { rejectedErrors?: unknown } | null)?.rejectedErrors;
+  if (!Array.isArray(errors)) return [];
+  return errors.flatMap((e: { recipient?: unknown; response?: unknown; responseCode?: unknown }) =>
+    typeof e.recipient === 'string'
+      ? [{ address: e.recipient, status: replyCode(e.response) ?? (typeof e.responseCode === 'number' ? e.responseCode : null) }] // prettier-ignore
+      : [],
+  );
+}
+
 /** nodemailer, loaded on first use: a node without an `email` transport never loads it. */
-export const smtpSend: SendMail = async (t, mail) => {
+export const smtpSend: SendMail = async (t, mail, to) => {
   const { default: nodemailer } = await import('nodemailer');
   let server: ReturnType<typeof serverOf>;
   try {
@@ -101,22 +155,24 @@ export const smtpSend: SendMail = async (t, mail) => {
   } catch {
     // A URL that does not parse is an attempt without an answer, never a throw (whose error would carry
     // the URL, login included, to whoever logs it).
-    return null;
+    return { status: null, refused: [] };
   }
   const transporter = nodemailer.createTransport(server);
   try {
     const info = await transporter.sendMail({
       from: mail.from,
       to: [...mail.to],
+      // The header names every recipient; the envelope only those this attempt is for.
+      envelope: { from: addressOf(mail.from), to: to.map(addressOf) },
       subject: mail.subject,
       text: mail.text,
       messageId: mail.messageId,
       headers: mail.headers,
     });
-    return replyCode(info.response) ?? 250;
+    return { status: replyCode(info.response) ?? 250, refused: refusedOf(info) };
   } catch (err) {
     const code = (err as { responseCode?: unknown }).responseCode;
-    return typeof code === 'number' ? code : null;
+    return { status: typeof code === 'number' ? code : null, refused: refusedOf(err) };
   } finally {
     transporter.close();
   }

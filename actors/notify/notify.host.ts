@@ -33,19 +33,20 @@ import {
 } from '../../schema/index.js';
 import type { SubsystemApplier } from '../config/index.js';
 import { nodePost, type HttpPost } from '../seat/providers/http-post.js';
-import { mailOf, smtpSend, type SendMail } from './mail.js';
+import { mailSend, smtpSend, type SendMail } from './mail.js';
 import { requestOf } from './requests.js';
 import { smsSend, type PostOnce } from './sms.js';
 import {
   backoffMs,
   MAX_ATTEMPTS,
+  newRecipients,
   resolveTransport,
   retryAfterMs,
-  smtpVerdictOf,
   STALE_AFTER_MS,
   takes,
   unusable,
   verdictOf,
+  type Recipients,
   type ResolvedTransport,
   type Verdict,
 } from './transport.js';
@@ -154,7 +155,7 @@ export function startTransports(opts: TransportsOptions): Transports {
         return;
       }
       // Attempts are made here, the message held, so the events behind a failing one wait in order.
-      const reached = new Set<string>(); // recipients of an `sms` that took it: not sent it again
+      const reached = newRecipients(); // recipients (`sms`, `email`) settled: not sent it again
       for (let attempt = 1; ; attempt += 1) {
         const asked: RetryAsked = { ms: null };
         // An attempt that throws got no answer: its error is never logged (it may quote the URL).
@@ -183,13 +184,10 @@ export function startTransports(opts: TransportsOptions): Transports {
   const send = async (
     t: ResolvedTransport,
     event: EventRecord,
-    reached: Set<string>,
+    reached: Recipients,
     asked: RetryAsked,
   ): Promise<{ status: number | null; verdict: Verdict }> => {
-    if (t.type === 'email') {
-      const status = await sendMail(t, mailOf(t, event));
-      return { status, verdict: smtpVerdictOf(status) };
-    }
+    if (t.type === 'email') return mailSend(sendMail, t, event, reached);
     if (t.type === 'sms') return smsSend(postWith(asked), t, event, reached);
     const status = await postWith(asked)(t.url, requestOf(t, event, now()), t.timeoutMs);
     return { status, verdict: verdictOf(status) };

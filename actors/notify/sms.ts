@@ -7,7 +7,13 @@
 import type { EventRecord } from '../../schema/index.js';
 import { gsm7, septetCount } from './gsm7.js';
 import { eventDetail, headlineAndDetail, whoOf } from './requests.js';
-import { verdictOf, type ResolvedTransport, type Verdict } from './transport.js';
+import {
+  recipientsVerdict,
+  verdictOf,
+  type Recipients,
+  type ResolvedTransport,
+  type Verdict,
+} from './transport.js';
 
 type SmsTransport = Extract<ResolvedTransport, { type: 'sms' }>;
 
@@ -47,29 +53,22 @@ export function smsRequest(
 }
 
 /**
- * One attempt at the recipients of `event` not yet in `done` (which it adds to as they take it, or refuse it
- * for good). Sent once every recipient took it; worth a retry while one may yet take it; refused (with that
- * answer's status) when none can and at least one refused for good.
+ * One attempt at the recipients of `event` not yet settled. Sent once every recipient took it; worth a retry
+ * while one may yet take it; refused (with that answer's status) when none can and at least one refused for
+ * good, on this attempt or an earlier one.
  */
 export async function smsSend(
   postOnce: PostOnce,
   t: SmsTransport,
   event: EventRecord,
-  done: Set<string>,
+  recipients: Recipients,
 ): Promise<{ status: number | null; verdict: Verdict }> {
-  let retry: number | null | undefined;
-  let refused: number | null = null;
+  const answers: Array<{ to: string; status: number | null; verdict: Verdict }> = [];
   for (const to of t.to) {
-    if (done.has(to)) continue;
+    if (recipients.settled.has(to)) continue;
     const { url, ...request } = smsRequest(t, to, event);
     const status = await postOnce(url, request, t.timeoutMs);
-    const verdict = verdictOf(status);
-    if (verdict === 'retry') retry ??= status;
-    else {
-      done.add(to);
-      if (verdict === 'refused') refused ??= status;
-    }
+    answers.push({ to, status, verdict: verdictOf(status) });
   }
-  if (retry !== undefined) return { status: retry, verdict: 'retry' };
-  return refused !== null ? { status: refused, verdict: 'refused' } : { status: 201, verdict: 'sent' };
+  return recipientsVerdict(recipients, answers, 201);
 }

@@ -132,6 +132,42 @@ export function smtpVerdictOf(code: number | null): Verdict {
   return 'retry';
 }
 
+/**
+ * An event's recipients (an `sms` transport's phones, an `email` one's mailboxes) across its attempts: those
+ * settled (took it, or refused it for good) are not sent it again, and the first refusal for good is kept
+ * for the verdict of the attempt that settles the last of them.
+ */
+export interface Recipients {
+  readonly settled: Set<string>;
+  refused: number | null;
+}
+
+export const newRecipients = (): Recipients => ({ settled: new Set(), refused: null });
+
+/**
+ * The verdict of one attempt at `answers` (each recipient it was for, with what its answer means): worth a
+ * retry while one may yet take it; once all are settled, refused with the first refusal of any attempt, or
+ * sent (with `sentStatus`).
+ */
+export function recipientsVerdict(
+  r: Recipients,
+  answers: ReadonlyArray<{ to: string; status: number | null; verdict: Verdict }>,
+  sentStatus: number | null,
+): { status: number | null; verdict: Verdict } {
+  let retry: number | null | undefined;
+  for (const { to, status, verdict } of answers) {
+    if (verdict === 'retry') retry ??= status;
+    else {
+      r.settled.add(to);
+      if (verdict === 'refused') r.refused ??= status;
+    }
+  }
+  if (retry !== undefined) return { status: retry, verdict: 'retry' };
+  return r.refused !== null
+    ? { status: r.refused, verdict: 'refused' }
+    : { status: sentStatus, verdict: 'sent' };
+}
+
 /** The longest wait between two attempts, whatever the backoff or the server asks. */
 const MAX_WAIT_MS = 60_000;
 

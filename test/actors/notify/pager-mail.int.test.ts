@@ -186,7 +186,9 @@ t.test('an attempt that throws is one without an answer: tried again, not left f
     logger: pino({ level: 'silent' }),
     resolve: () => undefined,
     sendMail: (_t, mail) =>
-      sent.push(mail.messageId) === 1 ? Promise.reject(new Error('smtp://svc:pw@x')) : Promise.resolve(250),
+      sent.push(mail.messageId) === 1
+        ? Promise.reject(new Error('smtp://svc:pw@x'))
+        : Promise.resolve({ status: 250, refused: [] }),
   });
   t.teardown(() => transports.stop());
   await transports.applier.apply(
