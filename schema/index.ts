@@ -419,6 +419,7 @@ export {
   SandboxAnswerReply,
   SandboxCancelBody,
   SandboxCancelReply,
+  SandboxOwed,
   SandboxQuestion,
   SandboxResult,
   SandboxRunRecord,

@@ -3,15 +3,15 @@
  * ones it launched (every `pollMs`: a question, a result, a process gone), delivers answers
  * (`sandbox-<node>.answer`), and for every move stores the run's record on SVC_SANDBOX then publishes
  * the `sandbox_run_*` event the run machine names. A question (and an end nobody waits on) wakes the seat.
+ * The record says what its move still owes until both are done, so a restart does what a crash cut
+ * (sandbox.owed.ts).
  * On start it takes up its node's live runs from the records: a launch cut before the agent started fails.
  * A live run whose node left the fleet a month ago is recorded failed by any seats node, and stopped by its
  * node should that come back (sandbox.lost.ts).
  */
-import { publishEvent, serveCommand, type Subscription, newEvent } from '../../bus/index.js';
+import { serveCommand, type Subscription } from '../../bus/index.js';
 import {
   Commands,
-  EventCategory,
-  uuidv5,
   type SandboxAnswerReply,
   type SandboxCancelReply,
   type SandboxRunRecord,
@@ -23,7 +23,7 @@ import { launchStart } from './sandbox.launch.js';
 import { isLive, publicRun } from './sandbox.records.js';
 import { scrubRun } from './sandbox.settings.js';
 import { addTelemetry, telemetryTally } from './sandbox.telemetry.js';
-import { sandboxEventNamespace, wakeSeat } from './sandbox.wake.js';
+import { owedBy, payOwed } from './sandbox.owed.js';
 import { startWithdrawals } from './sandbox.withdraw.js';
 
 /** How old a live run's newest record may grow before it is stored again. */
@@ -63,14 +63,16 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     return next;
   };
 
-  const wake = (run: SandboxRunRecord, what: 'asked' | 'ended'): Promise<void> =>
-    wakeSeat(bus, run, what, now().toISOString());
-
-  /** Applies one event: stores the record the machine gives (with the exports tallied), publishes its event. */
+  /**
+   * Applies one event: stores the record the machine gives (with the exports tallied), then does what the
+   * move owes — its event, the seat's wake — and stores it again owing nothing (sandbox.owed.ts). What an
+   * earlier move still owes (cut by a failure) is done first, so a newer record never drops it.
+   */
   const apply = async (
-    stored: SandboxRunRecord | null,
+    before: SandboxRunRecord | null,
     event: RunEvent,
   ): Promise<SandboxRunRecord | null> => {
+    const stored = before?.owed?.by === opts.node ? await pay(before) : before;
     const counts = stored === null ? null : tally.take(stored.sandbox_id);
     const current =
       stored && counts ? { ...stored, telemetry: addTelemetry(stored.telemetry, counts) } : stored;
@@ -81,30 +83,29 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     }
     // What the agent or a setup step wrote leaves the run without the seat's sandbox secrets.
     const run = scrubRun(step.run, opts.secretsOf?.(step.run.agent_handle) ?? []);
-    // Read before the write: a waiter sees the write (and stops waiting) inside `put`.
-    const watched = waiting.has(run.sandbox_id);
-    await records.put(run);
-    if (step.emit !== null) {
-      const failed = step.emit === 'sandbox_run_failed';
-      await publishEvent(bus, {
-        ...newEvent({
-          type: step.emit,
-          category: EventCategory.Lifecycle,
-          source: `sandbox/${opts.node}`,
-          actor: run.agent_handle,
-          agent_id: run.agent_handle,
-          summary: `coding run ${run.sandbox_id} of ${run.agent_handle}: ${run.status}`,
-          payload: publicRun(run),
-          failed,
-          trace: { trace_id: run.trace_id, parent_span_id: run.span_id },
-          now: new Date(run.updated_at),
-        }),
-        id: uuidv5(sandboxEventNamespace, `${run.sandbox_id}\u0000${step.emit}\u0000${run.updated_at}`),
-      });
-      if (run.status === 'awaiting_clarification') await wake(run, 'asked');
-      else if (!isLive(run) && !watched) await wake(run, 'ended');
+    if (step.emit === null) {
+      await records.put(run);
+      return run;
     }
-    return run;
+    // Read before the write: a waiter sees the write (and stops waiting) inside `put`.
+    const owed = owedBy(opts.node, run, step.emit, waiting.has(run.sandbox_id));
+    const marked = { ...run, owed };
+    await records.put(marked);
+    return pay(marked);
+  };
+  const pay = (run: SandboxRunRecord): Promise<SandboxRunRecord> => payOwed(bus, records, run, now);
+  /** Does what this node's records still owe (a node cut between a store and its event, or a failed publish). */
+  const payAll = async (): Promise<void> => {
+    for (const run of records.all()) {
+      const id = run.sandbox_id;
+      if (run.owed?.by !== opts.node || launching.has(id)) continue;
+      await serial(id, async () => {
+        const current = records.get(id);
+        if (current?.owed?.by === opts.node) await pay(current);
+      }).catch((err: unknown) =>
+        logger.warn({ err, sandbox_id: id }, 'sandbox run event or wake not sent; retried next tick'),
+      );
+    }
   };
 
   const watch = (id: string): Promise<void> =>
@@ -173,6 +174,7 @@ export function startSandboxSupervisor(opts: SupervisorOptions): SandboxSupervis
     });
   };
   const tick = async (): Promise<void> => {
+    await payAll();
     // A launch holds its run's chain through its setup (minutes, maybe): waiting on it here would leave
     // every other run unwatched that long. Its counts ride on its launched record; it is watched after.
     for (const id of tally.due(now().getTime()))

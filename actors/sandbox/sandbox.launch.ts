@@ -52,6 +52,7 @@ export function launchStart(req: LaunchRun, node: string, urls: LaunchUrls, at: 
     answer: null,
     telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
     updated_at: at,
+    owed: null,
   };
   const env: Record<string, string> = { TRACEPARENT: `00-${traceId}-${spanId}-01` };
   if (urls.otlpUrl !== null) {

@@ -5,6 +5,7 @@ export {
   SandboxCancelBody,
   SandboxCancelReply,
   SandboxCancelRequest,
+  SandboxOwed,
   SandboxQuestion,
   SandboxResult,
   SandboxRunRecord,

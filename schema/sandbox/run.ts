@@ -5,7 +5,7 @@
  * never stored: only the coding agent's environment holds it. Statuses are listed in ops/sandboxes.md.
  */
 import { z } from 'zod';
-import { SandboxRun } from '../events/payloads/sandbox.js';
+import { SandboxEventTypes, SandboxRun } from '../events/payloads/sandbox.js';
 
 const count = z.number().int().nonnegative();
 
@@ -14,6 +14,20 @@ export const TokenDigest = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const SandboxTelemetry = z.object({ traces: count, metrics: count, logs: count, spans: count });
 export type SandboxTelemetry = z.infer<typeof SandboxTelemetry>;
+
+/**
+ * What a record's move still owes once stored (ops/sandboxes.md "The run record"): its `sandbox_run_*`
+ * event and, for a question or an end nobody waits on, the seat's wake. The move is stored with it, the
+ * event published and the seat woken, then the record is stored again without it: a node cut in between
+ * does what is owed on restart, with the same ids, so a repeat is stored once and wakes no second turn.
+ */
+export const SandboxOwed = z.object({
+  /** The node that stored the move: it (and only it) does what is owed. */
+  by: z.string().min(1),
+  event: z.enum(SandboxEventTypes),
+  wake: z.enum(['asked', 'ended']).nullable(),
+});
+export type SandboxOwed = z.infer<typeof SandboxOwed>;
 
 export const SandboxRunRecord = SandboxRun.extend({
   /** The node whose supervisor launched the run and watches it. */
@@ -30,6 +44,8 @@ export const SandboxRunRecord = SandboxRun.extend({
   answer: z.string().nullable(),
   telemetry: SandboxTelemetry,
   updated_at: z.string().min(1),
+  /** Null once the move's event and wake are done (and in records stored before this field existed). */
+  owed: SandboxOwed.nullable().default(null),
 });
 export type SandboxRunRecord = z.infer<typeof SandboxRunRecord>;
 

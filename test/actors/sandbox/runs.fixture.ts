@@ -28,6 +28,7 @@ export function aRun(
     answer: null,
     telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
     updated_at: at,
+    owed: null,
     ...over,
   };
 }

@@ -28,6 +28,7 @@ const fresh: SandboxRunRecord = {
   answer: null,
   telemetry: { traces: 0, metrics: 0, logs: 0, spans: 0 },
   updated_at: at(0),
+  owed: null,
 };
 
 /** Given a stored record (or none), when these events arrive: the records stored and events published. */
