@@ -12,6 +12,7 @@ import { startFleetNode, type FleetNode as BaseNode } from '../harness/fleet-nod
 import { startNatsCluster, type NatsClusterHandle } from '../harness/nats-server.js';
 import { TOKEN } from '../harness/serve-node.js';
 import { startTcpProxy, type TcpProxy } from '../harness/tcp-proxy.js';
+import { until } from '../harness/until.js';
 import { mentionWake, queueWake } from '../harness/wake.js';
 import { localProviders } from '../fixtures/llm/providers.js';
 
@@ -46,7 +47,8 @@ async function startNode(t: Test, id: string, natsUrl: string): Promise<FleetNod
 /** Samples every node's held seats every 100 ms until stopped; counts samples with a seat held twice. */
 function sampler(nodes: readonly FleetNode[]): {
   stop(): Promise<{ samples: number; doubled: string[] }>;
-  until(test: (held: Map<string, string[]>) => boolean): Promise<void>;
+  /** Resolves at the first sample that passes `test`; fails after `timeoutMs` (default 60 s). */
+  until(test: (held: Map<string, string[]>) => boolean, timeoutMs?: number): Promise<void>;
 } {
   let running = true;
   let samples = 0;
@@ -77,7 +79,21 @@ function sampler(nodes: readonly FleetNode[]): {
       await loop;
       return { samples, doubled };
     },
-    until: (test) => new Promise((resolve) => waiters.push({ test, resolve })),
+    until: (test, timeoutMs = 60_000) =>
+      new Promise((resolve, reject) => {
+        const waiter = {
+          test,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(new Error(`no sample matched in ${timeoutMs} ms (${samples} samples)`));
+        }, timeoutMs);
+        waiters.push(waiter);
+      }),
   };
 }
 
@@ -151,6 +167,9 @@ async function startFleet(t: Test, seats: string[]): Promise<Fleet> {
   };
 }
 
+const completes = (events: readonly EventRecord[]): boolean =>
+  events.some((e) => e.type === 'agent_turn_completed');
+
 const holdsAll = (node: string, handles: string[]) => (held: Map<string, string[]>) =>
   handles.every((h) => held.get(h)?.length === 1 && held.get(h)![0] === node);
 
@@ -201,7 +220,7 @@ t.test(
     const events = async (): Promise<EventRecord[]> =>
       (await fleet.events()).filter((e) => e.trace_id === trace);
     // The peer runs the wake (redelivered once node-a stopped marking it in progress) to completion.
-    while (!(await events()).some((e) => e.type === 'agent_turn_completed')) await watch.until(() => true);
+    await until(events, completes, 60_000);
     // node-a's model call now answers, and node-a resumes.
     fleet.llm.release('first');
     process.kill(pid, 'SIGCONT');
@@ -239,7 +258,7 @@ t.test(
     await watch.until(holdsAll('node-b', ['ada']));
     const events = async (): Promise<EventRecord[]> =>
       (await fleet.events()).filter((e) => e.trace_id === trace);
-    while (!(await events()).some((e) => e.type === 'agent_turn_completed')) await watch.until(() => true);
+    await until(events, completes, 60_000);
     await watch.stop();
     const completed = (await events()).filter((e) => e.type === 'agent_turn_completed');
     t.equal(completed.length, 1, 'the wake was neither lost nor completed twice');
