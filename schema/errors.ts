@@ -166,6 +166,15 @@ export const errorCatalogue = {
     detail: 'The active document carries no entity with this id.',
     hint: 'Create it with a full-document write, or with `If-None-Match: *` where the kind allows it.',
     retryable: false,
+    variants: {
+      on_setup_pass: {
+        status: 409,
+        when: '`POST /setup/integrations/{kind}/provision` or `/check` of a kind whose block the active document does not carry (not connected); no pass runs',
+        detail:
+          'The active document carries no block for this integration: there is nothing to provision or check.',
+        hint: 'Connect it first with `POST /setup/integrations/{kind}/inputs`.',
+      },
+    },
   },
   unknown_tool: {
     status: 404,

@@ -79,7 +79,7 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
       },
     });
     const actor = createActor(machine, {
-      input: { kind: spec.key, seatTokens: spec.seat_token !== undefined },
+      input: { kind: spec.key, seatTokens: spec.seat_token !== undefined, block: spec.block_path !== null },
     });
     actor.start();
     actors.set(spec.key, actor);

@@ -6,7 +6,8 @@
  * (`integration.command`) and a finished pass (`integration.pass.done`) are where it decides; the host
  * runs the effects it names and never decides itself:
  *   - `run_pass`: run the pass (vendor calls), recording its start and finish;
- *   - `reply_not_configured`: a disconnect with nothing to remove runs no pass;
+ *   - `reply_not_configured`: a disconnect with nothing to remove runs no pass, nor does a provision or
+ *     check of a kind whose block the document does not carry (nothing to provision or check);
  *   - `abandon_passes`: record as failed the passes this node was cut in the middle of (at its start);
  *   - `store_seat_tokens`: seal the seat tokens a provision minted and reference them in a new revision.
  * Recorded events only move state, so a replay never re-runs an effect.
@@ -26,6 +27,8 @@ export interface IntegrationContext {
   readonly kind: string;
   /** True when the kind mints per-seat tokens on provision (`seat_token` in its requirement list). */
   readonly seatTokens: boolean;
+  /** True when the kind lives in a block of the document (every kind but the monitor). */
+  readonly block: boolean;
   readonly facts: IntegrationFacts;
   /** Passes started and not yet finished, by run id (any node's), with the node running each. */
   readonly running: Readonly<Record<string, { readonly mode: PassMode; readonly node: string }>>;
@@ -36,6 +39,8 @@ export interface IntegrationContext {
 export interface IntegrationInput {
   readonly kind: string;
   readonly seatTokens: boolean;
+  /** Default true: the kind has a block in the document. */
+  readonly block?: boolean;
 }
 
 export type IntegrationEvent =
@@ -63,6 +68,12 @@ const runningMode = (context: IntegrationContext, mode: PassMode): boolean =>
 export const integrationGuards = {
   /** A disconnect removes something only when there is something configured. */
   mayDisconnect: (context: IntegrationContext): boolean => context.facts.configured,
+  /**
+   * A provision or check of a kind with no block in the document would only fail on its first missing
+   * setting: it is for a connected kind. A kind without a block (the monitor) is always checked, its pass
+   * saying what is missing.
+   */
+  mayPass: (context: IntegrationContext): boolean => context.facts.configured || !context.block,
   /** Minted seat tokens are handed over only by a provision of a kind that has them, where they can be sealed. */
   keepsSeatTokens: (context: IntegrationContext, mode: PassMode, keyring: boolean): boolean =>
     mode === 'provision' && keyring && context.seatTokens,
@@ -112,7 +123,9 @@ export const integrationMachine = setup({
     degraded: ({ context }) => context.last?.status === 'failed',
     mayRun: ({ context, event }) =>
       event.type === 'integration.command' &&
-      (event.mode !== 'disconnect' || integrationGuards.mayDisconnect(context)),
+      (event.mode === 'disconnect'
+        ? integrationGuards.mayDisconnect(context)
+        : integrationGuards.mayPass(context)),
     storesSeatTokens: ({ context, event }) =>
       event.type === 'integration.pass.done' &&
       integrationGuards.storesSeatTokens(context, event.mode, event.minted),
@@ -122,6 +135,7 @@ export const integrationMachine = setup({
   context: ({ input }) => ({
     kind: input.kind,
     seatTokens: input.seatTokens,
+    block: input.block ?? true,
     facts: noFacts,
     running: {},
     last: null,

@@ -50,7 +50,7 @@ export type PassRefusal = z.infer<typeof PassRefusal>;
 export const IntegrationReply = z.discriminatedUnion('outcome', [
   /** The pass ran (it may have failed: `run.status`); `revision_id` names a revision it stored. */
   z.object({ outcome: z.literal('ran'), run: PassRun, revision_id: z.string().nullable() }),
-  /** A disconnect with nothing configured: no pass ran. */
+  /** A disconnect with nothing configured, or a provision or check of a kind with no block: no pass ran. */
   z.object({ outcome: z.literal('not_configured') }),
   z.object({ outcome: z.literal('refused'), refusal: PassRefusal }),
 ]);

@@ -215,6 +215,26 @@ async function command(
 }
 const isReply = (value: object): value is ApiReply => 'status' in value;
 
+/**
+ * The actor ran no pass: the kind has no block in the active document, so there is nothing to provision or
+ * check (a pass would only fail on its first missing setting). The refusal says how to connect it.
+ */
+async function notConnected(deps: SetupRouteDeps, spec: KindSpec): Promise<ApiError> {
+  const connect = `POST /setup/integrations/${spec.key}/inputs`;
+  const ctx = await readContext(deps);
+  if (ctx.record === null)
+    return new ApiError('no_active_revision', {
+      variant: 'on_write',
+      detail: `No configuration revision is active, so ${spec.key} is not connected: there is nothing to provision or check.`,
+      hint: `Store the first revision with a full \`PUT /config\`, then connect ${spec.key} with \`${connect}\`.`,
+    });
+  return new ApiError('no_such_entity', {
+    variant: 'on_setup_pass',
+    detail: `The active document carries no ${spec.block_path ?? spec.key}: ${spec.key} is not connected, so there is nothing to provision or check.`,
+    hint: `Connect it first with \`${connect}\` (GET /setup/integrations/${spec.key} lists what it needs).`,
+  });
+}
+
 export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassMode): Promise<ApiReply> {
   // A provision may store a revision (seat tokens): on a managed document it is a writer's gesture.
   if (mode === 'provision') assertCompanyWriter(deps.auth, req.actor);
@@ -225,7 +245,7 @@ export async function runPass(deps: SetupRouteDeps, req: ApiRequest, mode: PassM
     ...commandCaller(actorOf(req)),
   });
   if (isReply(reply)) return reply;
-  if (reply.outcome !== 'ran') return { status: 200, body: { kind: spec.key, revision_id: null } };
+  if (reply.outcome !== 'ran') throw await notConnected(deps, spec);
   // Read-your-writes: the run is in this node's history before the answer names it.
   await deps.runs.sync();
   return { status: 200, body: { ...reply.run, revision_id: reply.revision_id } };

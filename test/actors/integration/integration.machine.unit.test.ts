@@ -128,6 +128,26 @@ t.test('a disconnect of an unconfigured integration runs no pass and says so', a
   t.same(step.effects, [{ type: 'reply_not_configured', params: { run_id: 'r1' } }]);
 });
 
+t.test('a provision or check of a kind whose block is absent runs no pass and says so', async (t) => {
+  for (const mode of ['provision', 'check'] as const) {
+    const step = given(facts({ configured: false, enabled: false, satisfied: false })).when(command(mode));
+    t.equal(step.snapshot.value, 'unconfigured', mode);
+    t.same(step.effects, [{ type: 'reply_not_configured', params: { run_id: 'r1' } }], mode);
+  }
+  // The monitor has no block: its check runs and says what is missing.
+  let [snapshot] = initialTransition(integrationMachine, {
+    kind: 'monitor',
+    seatTokens: false,
+    block: false,
+  });
+  [snapshot] = transition(integrationMachine, snapshot, facts({ configured: false, enabled: false }));
+  const [, actions] = transition(integrationMachine, snapshot, command('check'));
+  t.same(
+    actions.filter((a) => effectNames.has(a.type)).map((a) => a.type),
+    ['run_pass'],
+  );
+});
+
 t.test('a disconnect of a configured integration runs the pass and reads disconnecting', async (t) => {
   const step = given(facts()).when(command('disconnect'));
   t.equal(step.snapshot.value, 'disconnecting');
