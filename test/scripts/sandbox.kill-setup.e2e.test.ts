@@ -156,6 +156,12 @@ t.test(
     const command = `trap '' TERM; ${agent.join(' ')} & wait`;
     t.equal(await putBob(first, llm.baseUrl, { default_coding_agent: command }), 201);
     const [run] = await runsUntil(first, (runs) => runs[0]?.status === 'running');
+    // `running` is recorded once the shell starts; the agent it backgrounds may start later on a loaded machine.
+    await until(
+      () => Promise.resolve(pidsRunning(agent)),
+      (pids) => pids.length === 1,
+      { timeoutMs: 10_000, everyMs: 25 },
+    );
     const cancel = await first.call('POST', `/sandbox-runs/${run!.sandbox_id}/cancel`, {
       body: '{}',
       headers: { 'content-type': 'application/json' },
