@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
-import { setImmediate as tick } from 'node:timers/promises';
 import { createBudget, monthOf } from '../../../actors/index.js';
 import { ensureCatalogue, openBus, openMemoryBus, Subjects, type Bus } from '../../../bus/index.js';
 import type { SpendRecord } from '../../../schema/index.js';
 import { startNatsServer } from '../../harness/nats-server.js';
+import { until } from '../../harness/until.js';
 import { spendBytes } from '../../../actors/seat/spend-bytes.js';
 
 t.test('the budget window is the calendar month in the company timezone', async (t) => {
@@ -17,6 +17,9 @@ t.test('the budget window is the calendar month in the company timezone', async 
   t.equal(monthOf(at + 3 * 3600_000, 'America/New_York').key, '2026-03', 'and the next month begins');
   t.equal(monthOf(at, 'Not/A_Zone').key, '2026-03', 'an unknown zone counts as UTC');
 });
+
+// Stored records reach the budget through its follower on its own time: wait for them, within a bound.
+const BOUND = { timeoutMs: 10_000, everyMs: 10 };
 
 const encoder = new TextEncoder();
 let ids = 0;
@@ -120,7 +123,11 @@ t.test('a record this node stored counts at once, and its copy read back does no
   await store(bus, record);
   await store(bus, spend('bob', 1, inMarch));
   // Bob's record comes after Ada's: once it is counted, Ada's copy has been read back too.
-  while ((await budget.check('ada', { org: 101, seat: 0 })) === null) await tick();
+  await until(
+    () => budget.check('ada', { org: 101, seat: 0 }),
+    (over) => over !== null,
+    BOUND,
+  );
   t.match(await budget.check('ada', { org: 101, seat: 0 }), { used: 101 }, 'Ada once, Bob once');
 });
 
@@ -134,7 +141,11 @@ t.test(
     const record = spend('ada', 40, inMarch);
     // Stored as the turn engine stores it (its bytes from `spendBytes`), its count not yet taken.
     await bus.publish(Subjects.spend('llm'), spendBytes(record), { msgId: record.id });
-    while ((await budget.check('ada', { org: 0, seat: 40 })) === null) await tick();
+    await until(
+      () => budget.check('ada', { org: 0, seat: 40 }),
+      (over) => over !== null,
+      BOUND,
+    );
     budget.count(record);
     t.equal(await budget.check('ada', { org: 0, seat: 41 }), null, 'once, not again at its count');
     t.match(await budget.check('ada', { org: 0, seat: 40 }), { scope: 'seat', used: 40 });
@@ -148,7 +159,11 @@ t.test('records another node stores after the first check are followed', async (
   t.equal(await budget.check('ada', { org: 0, seat: 50 }), null);
   await store(bus, spend('ada', 30, inMarch));
   await store(bus, spend('ada', 20, inMarch));
-  while ((await budget.check('ada', { org: 0, seat: 50 })) === null) await tick();
+  await until(
+    () => budget.check('ada', { org: 0, seat: 50 }),
+    (over) => over !== null,
+    BOUND,
+  );
   t.match(await budget.check('ada', { org: 0, seat: 50 }), { scope: 'seat', used: 50 });
 });
 
@@ -220,7 +235,11 @@ t.test('on JetStream, a record one node stores counts in another node’s check'
     'read at the first check',
   );
   await store(a, spend('ada', 40, stamp));
-  while ((await onB.check('ada', { org: 100, seat: 0 })) === null) await tick();
+  await until(
+    () => onB.check('ada', { org: 100, seat: 0 }),
+    (over) => over !== null,
+    BOUND,
+  );
   t.match(
     await onB.check('ada', { org: 100, seat: 0 }),
     { scope: 'org', used: 100 },
