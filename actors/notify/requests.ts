@@ -74,13 +74,44 @@ export const eventHeadline = (event: EventRecord): string =>
 export const headlineAndDetail = (headline: string, detail: string): string =>
   detail === '' ? headline : `${headline}: ${detail}`;
 
-/** What a person reads of an event in a channel: what happened and to whom, then what it says, then its id. */
+/** Slack's control characters and the entities it reads them as (Mattermost's Markdown reads them too). */
+const CHAT_ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Text for a channel that mentions no one: `&`, `<`, `>` as Slack's entities, so `<!channel>`, `<!here>`,
+ * `<@U…>` (and Mattermost's reading of them) show as typed; and a zero-width space after an `@` that starts a
+ * word, so Mattermost's and Rocket.Chat's `@channel`, `@all`, `@here`, `@name` are not mentions either (an
+ * address's `@`, after a letter or digit, is left whole).
+ */
+const chatEscape = (s: string): string =>
+  s.replace(/[&<>]/g, (c) => CHAT_ENTITIES[c]!).replace(/(?<![\p{L}\p{N}])@(?=[\p{L}\p{N}_])/gu, '@\u200B');
+
+/** `s` escaped and cut to `max` characters, cut before escaping so no entity or guard is split. */
+function escapedWithin(s: string, max: number): string {
+  const whole = chatEscape(s);
+  if (whole.length <= max) return whole;
+  // The longest prefix whose escaped text and ellipsis fit (an escaped prefix only grows with the prefix).
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (chatEscape(s.slice(0, mid)).length <= max - 1) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${chatEscape(s.slice(0, lo))}…`;
+}
+
+/**
+ * What a person reads of an event in a channel: what happened and to whom, then what it says, then its id.
+ * All of it is escaped (`chatEscape`): a question or summary is what an agent wrote, and the message is a
+ * record for the channel, not a page — it mentions no one (svc's own lines carry no mention either).
+ */
 export function chatText(event: EventRecord): string {
-  const headline = eventHeadline(event);
-  const tail = `event ${event.id} at ${event.timestamp}`;
+  const headline = chatEscape(eventHeadline(event));
+  const tail = chatEscape(`event ${event.id} at ${event.timestamp}`);
   // The id line is what leads back to the record: a long summary is cut, never the id.
   const room = CHAT_TEXT_MAX - headline.length - tail.length - 2;
-  const detail = clip(eventDetail(event), Math.max(1, room));
+  const detail = escapedWithin(eventDetail(event), Math.max(1, room));
   return clip([headline, detail, tail].filter((line) => line !== '').join('\n'), CHAT_TEXT_MAX);
 }
 

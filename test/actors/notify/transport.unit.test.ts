@@ -125,6 +125,13 @@ t.test('a chat hook gets the event as text: what happened, to whom, what it says
   const long = chatText({ ...alarm, summary: 'x'.repeat(10_000) });
   t.equal(long.length, CHAT_TEXT_MAX, 'a long one is cut');
   t.ok(long.endsWith('…\nevent evt-1 at 2026-12-01T10:00:00.000Z'), 'the summary is cut, never the id line');
+  const escaped = chatText({ ...alarm, summary: '<&>'.repeat(5_000) });
+  t.ok(escaped.length <= CHAT_TEXT_MAX, 'an escaped summary is cut within the cap');
+  t.match(
+    escaped,
+    /\n(&lt;&amp;&gt;)+(&lt;|&lt;&amp;)?…\nevent evt-1 at /,
+    'cut between entities, never inside one',
+  );
   const seat = { ...event('agent_turn_completed', 'ada'), summary: 'ada: agent_turn_completed (plan)' };
   t.equal(chatText(seat), 'agent_turn_completed · ada\n(plan)\nevent evt-1 at 2026-12-01T10:00:00.000Z', 'the seat and type are not repeated'); // prettier-ignore
   t.equal(
