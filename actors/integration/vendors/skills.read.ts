@@ -16,6 +16,11 @@ export interface VendorSkillPage {
   readonly updated_at: string | null;
 }
 
+/**
+ * The most of one answer read: a page of 50 wiki pages or 100 work items carries their bodies, so far
+ * more than a setup pass's list (whose default cap is 1 MiB), but still bounded.
+ */
+const SKILLS_ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 /** Pages read at most from one source per sync (the skills set keeps 100 of them). */
 const PAGES_READ_MAX = 500;
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -47,7 +52,7 @@ export async function readWikiSkillPages(
     const answer = await vendorCall(
       'wiki',
       `${base}/rest/api/content?${query.toString()}`,
-      { headers },
+      { headers, maxBytes: SKILLS_ANSWER_MAX_BYTES },
       timeoutMs,
     );
     const results = listOf(answer.json);
@@ -86,7 +91,8 @@ export async function readTrackerBSkillPages(
   const site = baseUrl('tracker-b', settings['url']);
   const base = `${site}/api/v1/workspaces/${encodeURIComponent(workspace)}`;
   const headers = { 'X-API-Key': credential('tracker-b', 'token', settings['token']) };
-  const call = (path: string) => vendorCall('tracker-b', `${base}${path}`, { headers }, timeoutMs);
+  const call = (path: string) =>
+    vendorCall('tracker-b', `${base}${path}`, { headers, maxBytes: SKILLS_ANSWER_MAX_BYTES }, timeoutMs);
   const found = listOf((await call('/projects/')).json).find(
     (p) => str(p['identifier'])?.toUpperCase() === project.toUpperCase(),
   );

@@ -8,6 +8,12 @@ export class VendorError extends Error {
   override name = 'VendorError';
 }
 
+/**
+ * The most of a vendor's answer read into memory by default. The largest answer a pass reads is one list
+ * page (projects, members, hooks), far below this; a larger one is refused rather than held.
+ */
+export const VENDOR_BODY_MAX_BYTES = 1024 * 1024;
+
 export interface VendorAnswer {
   readonly status: number;
   readonly json: unknown;
@@ -19,6 +25,8 @@ export interface VendorCall {
   readonly body?: unknown;
   /** Statuses that are answers rather than failures (404 when looking something up). */
   readonly accept?: readonly number[];
+  /** The most of the answer read; default VENDOR_BODY_MAX_BYTES. */
+  readonly maxBytes?: number;
 }
 
 function why(status: number): string {
@@ -69,10 +77,12 @@ export async function vendorCall(
   } catch (error) {
     throw new VendorError(`${what}: ${product} ${unreachable(error)}`, { cause: error });
   }
-  const text = await res.text().catch(() => '');
   if ((res.status < 200 || res.status >= 300) && !(call.accept ?? []).includes(res.status)) {
+    // A refusal's body is never read: our words say why.
+    await res.body?.cancel().catch(() => undefined);
     throw new VendorError(`${what}: ${product} ${why(res.status)}`);
   }
+  const text = await bodyText(res, `${what}: ${product}`, call.maxBytes ?? VENDOR_BODY_MAX_BYTES);
   let json: unknown = null;
   if (text !== '') {
     try {
@@ -82,6 +92,42 @@ export async function vendorCall(
     }
   }
   return { status: res.status, json };
+}
+
+const sizeOf = (bytes: number): string =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+
+/**
+ * The answer's body as text, read up to `max` bytes: past it (declared or streamed) the rest is not read
+ * and the connection is let go. A body cut short otherwise (the deadline) reads as empty.
+ */
+async function bodyText(res: Response, what: string, max: number): Promise<string> {
+  const tooLarge = () => new VendorError(`${what} answered more than ${sizeOf(max)}`);
+  const declared = Number(res.headers.get('content-length') ?? '');
+  if (res.body === null) return '';
+  if (declared > max) {
+    await res.body.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof VendorError) throw error;
+    return '';
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
