@@ -17,16 +17,16 @@ export const ServiceCaller = z.object({
 });
 export type ServiceCaller = z.infer<typeof ServiceCaller>;
 
-/** A tool's answer: a JSON value, or a refusal with a catalogued error code and words for the caller. */
-export type ServiceToolResult =
-  | { readonly ok: true; readonly value: unknown }
-  | {
-      readonly ok: false;
-      readonly error: string;
-      readonly detail: string;
-      /** What to fix (a `validation_error`'s entries: the field's path, its kind, words). */
-      readonly problems?: ReadonlyArray<{ path: string; kind?: string; message: string }>;
-    };
+/** A tool's refusal: a catalogued error code and words for the caller. */
+interface ServiceToolRefusal {
+  readonly ok: false;
+  readonly error: string;
+  readonly detail: string;
+  /** What to fix (a `validation_error`'s entries: the field's path, its kind, words). */
+  readonly problems?: ReadonlyArray<{ path: string; kind?: string; message: string }>;
+}
+/** A tool's answer: a JSON value, or a refusal. */
+export type ServiceToolResult = { readonly ok: true; readonly value: unknown } | ServiceToolRefusal;
 
 export interface ServiceTool {
   readonly name: string;
@@ -40,6 +40,13 @@ export interface ServiceTool {
   readonly args: z.ZodType<Record<string, unknown>>;
   /** The arguments' JSON Schema when `args` does not carry it (a tool that validates its own arguments). */
   readonly inputSchema?: Readonly<Record<string, unknown>>;
+  /**
+   * Asked before `args` checks the arguments: the tool's refusal by name of arguments `args` would refuse
+   * as a bad shape (work_update's null title: the tool's words, not a type error), or the arguments to check.
+   */
+  readonly precheck?: (
+    args: Record<string, unknown>,
+  ) => { readonly refused: ServiceToolRefusal } | { readonly args: Record<string, unknown> };
   /** `opId`: the retry handle a write records when its arguments carry none. */
   run(
     caller: ServiceCaller,

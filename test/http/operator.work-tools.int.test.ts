@@ -126,3 +126,62 @@ t.test('over /operator/mcp work_list pages as GET /work does, its cursor the rou
   t.equal(foreign.isError, true);
   t.match((foreign.content as Array<{ text: string }>)[0]?.text, /^bad_params: `cursor`/);
 });
+
+t.test(
+  'work_update refuses null for title, type, status and project by name on both routes, as PATCH /work/{id} does',
+  async (t) => {
+    const { w, base, client } = await surface(t);
+    const headers = { authorization: OPS, 'content-type': 'application/json' };
+    const act = (body: Json) =>
+      call(`${base}/operator/act/work_update`, { method: 'POST', headers, body: JSON.stringify(body) });
+    t.equal((await act({ item: 'ENG-1' })).status, 404, 'no item yet');
+    const made = await call(`${base}/operator/act/work_create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ project: 'ENG', title: 'Keep me' }),
+    });
+    t.equal(made.status, 200, made.text);
+    const patch = await call(`${w.base}/work/ENG-1`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ title: null }),
+    });
+    for (const [name, hint] of [
+      ['title', /send a new title/],
+      ['type', /type/],
+      ['status', /work_move/],
+      ['project', /project it was created in/],
+    ] as const) {
+      const byAct = await act({ item: 'ENG-1', [name]: null, description: 'changed' });
+      t.equal(byAct.status, 400, `${name}: ${byAct.text}`);
+      t.match(
+        byAct.json,
+        {
+          error: 'validation_error',
+          detail: new RegExp(`^${name} cannot be removed[\\s\\S]*${hint.source}`),
+          problems: [{ path: name, segments: [name], kind: 'invalid' }],
+        },
+        `${name}: named over /operator/act, with what to do instead`,
+      );
+      const byMcp = await client.callTool({
+        name: 'work_update',
+        arguments: { item: 'ENG-1', [name]: null },
+      });
+      t.equal(byMcp.isError, true, name);
+      const text = (byMcp.content as Array<{ text: string }>)[0]?.text ?? '';
+      t.match(text, new RegExp(`^validation_error: ${name} cannot be removed`), `${name} over MCP`);
+      t.match(text, new RegExp(`problems: \\[\\{"path":"${name}"`), `${name}: its problems over MCP`);
+    }
+    t.equal(patch.status, 400, 'PATCH refuses it too');
+    t.match(patch.json, { error: 'validation_error', problems: [{ path: 'title' }] });
+    const badRest = await act({ item: 'ENG-1', title: null, priority: 'urgent-ish' });
+    t.equal(badRest.status, 400);
+    t.match(
+      badRest.json,
+      { error: 'invalid_body', problems: [{ path: 'priority' }] },
+      'the rest of the arguments is checked first',
+    );
+    const item = (await call(`${w.base}/work/ENG-1`)).json;
+    t.match(item, { title: 'Keep me', description: '' }, 'nothing refused was recorded');
+  },
+);

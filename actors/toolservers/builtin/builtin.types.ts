@@ -48,12 +48,20 @@ export function builtinCallId(ctx: ToolContext, what: string): string {
     : uuidv5(callNamespace, `${ctx.agent_id}\u0000${ctx.call_id}\u0000${what}`);
 }
 
+/** A builtin's precheck: its refusal by name, or the arguments its schema is to check. */
+export type BuiltinPrecheck = { readonly refused: ToolResult } | { readonly args: Record<string, unknown> };
+
 export interface BuiltinTool {
   readonly entry: ToolEntry;
   /** The arguments' schema, when the tool was defined by one (`defineBuiltin`). */
   readonly args?: z.ZodType;
   /** Whether the seat is offered the tool (default: every seat), e.g. `run_sandbox` only with a sandbox. */
   readonly offered?: (seat: string) => boolean;
+  /**
+   * For a caller that checks `args` itself, asked first: the tool's refusal by name of arguments `args`
+   * would refuse as a bad shape (work_update's null for a field every item has), or the arguments to check.
+   */
+  readonly precheck?: (args: Record<string, unknown>) => BuiltinPrecheck;
   call(ctx: ToolContext, args: Record<string, unknown>): Promise<ToolResult>;
 }
 

@@ -104,6 +104,7 @@ export function builtinAsServiceTool(tool: BuiltinTool): ServiceTool {
         ? tool.args.extend({ op_id: OpId.optional().describe(OP_ID_DESCRIPTION) })
         : z.record(z.string(), z.unknown()),
     inputSchema: write ? withOpId(tool.entry.input_schema) : tool.entry.input_schema,
+    ...(tool.precheck ? { precheck: withoutOpId(tool.precheck) } : {}),
     async run(caller, args, opts) {
       const { op_id: given, ...rest } = args;
       // The arguments' op_id is the retry handle (over MCP too); the caller's only when they carry none.
@@ -118,6 +119,18 @@ export function builtinAsServiceTool(tool: BuiltinTool): ServiceTool {
         return { ok: true, value: body };
       }
     },
+  };
+}
+
+/** A builtin's precheck asked of the arguments without the operator's `op_id`, its refusal as a coded one. */
+function withoutOpId(precheck: NonNullable<BuiltinTool['precheck']>) {
+  return (args: Record<string, unknown>) => {
+    const { op_id: opId, ...rest } = args;
+    const checked = precheck(rest);
+    if (!('refused' in checked))
+      return { args: opId === undefined ? checked.args : { ...checked.args, op_id: opId } };
+    const coded = refusal(checked.refused);
+    return coded.ok ? { args } : { refused: coded };
   };
 }
 

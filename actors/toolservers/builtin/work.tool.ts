@@ -27,7 +27,7 @@ import {
   type WorkWriteReply,
 } from '../../../schema/index.js';
 import { defineBuiltin, textResult } from './builtin.define.js';
-import { builtinCallId, type BuiltinTool, type ToolContext } from './builtin.types.js';
+import { builtinCallId, type BuiltinPrecheck, type BuiltinTool, type ToolContext } from './builtin.types.js';
 import { refusedResult } from './service.tool.js';
 
 /** The tracker as the tools reach it; null while this node has none (tracker.backend not native). */
@@ -321,15 +321,20 @@ export function workTools(deps: {
  * `PATCH /work/{id}` does), rather than as a value of the wrong type or an argument it does not take.
  */
 function updateTool(tool: BuiltinTool): BuiltinTool {
+  const precheck = (args: Record<string, unknown>): BuiltinPrecheck => {
+    const refused = keptFieldsRemoved(args);
+    if (refused === null) return { args };
+    const rest = Object.fromEntries(
+      Object.entries(args).filter(([name, value]) => !(name in KEPT_FIELDS && value === null)),
+    );
+    return UpdateArgs.safeParse(rest).success ? { refused } : { args: rest };
+  };
   return {
     ...tool,
+    precheck,
     call(ctx, args) {
-      const refused = keptFieldsRemoved(args);
-      if (refused === null) return tool.call(ctx, args);
-      const rest = Object.fromEntries(
-        Object.entries(args).filter(([name, value]) => !(name in KEPT_FIELDS && value === null)),
-      );
-      return UpdateArgs.safeParse(rest).success ? Promise.resolve(refused) : tool.call(ctx, rest);
+      const checked = precheck(args);
+      return 'refused' in checked ? Promise.resolve(checked.refused) : tool.call(ctx, checked.args);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   serviceToolInputSchema,
   type ServiceCaller,
   type ServiceTool,
+  type ServiceToolResult,
 } from '../../../schema/index.js';
 import { answerMcp } from '../../mcp-jsonrpc.js';
 import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
@@ -41,7 +42,18 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
     const opId = request.params.arguments?.['op_id'];
     if (opId !== undefined && (typeof opId !== 'string' || !isOpId(opId)))
       return text('op_id_invalid: the `op_id` argument is outside the grammar', true);
-    const parsed = tool.args.safeParse(request.params.arguments ?? {});
+    const refusal = (result: Extract<ServiceToolResult, { ok: false }>) =>
+      text(
+        `${result.error}: ${result.detail}${
+          result.problems?.length ? `\nproblems: ${JSON.stringify(result.problems)}` : ''
+        }`,
+        true,
+      );
+    // The tool's own words for arguments its schema would refuse as a bad shape, as `/operator/act` gives them.
+    const given = request.params.arguments ?? {};
+    const checked = tool.precheck?.(given) ?? { args: given };
+    if ('refused' in checked) return refusal(checked.refused);
+    const parsed = tool.args.safeParse(checked.args);
     if (!parsed.success)
       return text(
         `invalid_body: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`,
@@ -50,12 +62,7 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
     const result = await tool.run(person, parsed.data, { opId: randomUUID() });
     return result.ok
       ? { ...text(JSON.stringify(result.value, null, 2), false), structuredContent: { result: result.value } }
-      : text(
-          `${result.error}: ${result.detail}${
-            result.problems?.length ? `\nproblems: ${JSON.stringify(result.problems)}` : ''
-          }`,
-          true,
-        );
+      : refusal(result);
   });
   return server;
 }

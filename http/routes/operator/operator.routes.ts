@@ -45,7 +45,13 @@ async function act(deps: OperatorDeps, req: ApiRequest): Promise<ApiReply> {
     });
   const raw = jsonValue(req);
   const opId = bodyOpId(raw);
-  const args = fitBody(raw, tool.args, {
+  // The tool's own words for arguments its schema would refuse as a bad shape (work_update's null title).
+  const checked =
+    tool.precheck && typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+      ? tool.precheck(raw as Record<string, unknown>)
+      : { args: raw };
+  if ('refused' in checked) refused(checked.refused);
+  const args = fitBody(checked.args, tool.args, {
     detail: `The arguments do not fit ${tool.name} (see \`problems\`).`,
   });
   const result = await tool.run(person, args, {
