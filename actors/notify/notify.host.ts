@@ -60,6 +60,11 @@ export interface TransportsOptions {
   readonly post?: HttpPost;
   readonly sendMail?: SendMail;
   readonly now?: () => number;
+  /**
+   * Waits `ms` between attempts, rejecting when `signal` aborts (a stop or swap). Default a timer; a test
+   * drives the ten attempts of a give-up without their six minutes.
+   */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<unknown>;
 }
 
 export interface Transports {
@@ -88,6 +93,7 @@ export function startTransports(opts: TransportsOptions): Transports {
   const post = opts.post ?? nodePost;
   const sendMail = opts.sendMail ?? smtpSend;
   const now = opts.now ?? Date.now;
+  const wait = opts.sleep ?? ((ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }));
   const log = opts.logger.child({ component: 'notify' });
   const running = new Map<string, { key: string; sub: Subscription; stop: AbortController }>();
   let stopped = false;
@@ -169,7 +175,7 @@ export function startTransports(opts: TransportsOptions): Transports {
         );
         try {
           // A rate-limited hook's Retry-After stretches the wait (within a minute), never shortens it.
-          await sleep(Math.max(backoffMs(attempt + 1), asked.ms ?? 0), undefined, { signal });
+          await wait(Math.max(backoffMs(attempt + 1), asked.ms ?? 0), signal);
         } catch {
           // Stopped or swapped while waiting: the event stays for the transport's next consumer.
           throw new RedeliverError(`transport ${t.name} stopped`);

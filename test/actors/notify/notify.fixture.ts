@@ -10,6 +10,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { Test } from 'tap';
 import { startTransports } from '../../../actors/index.js';
+import type { TransportsOptions } from '../../../actors/notify/notify.host.js';
 import {
   ensureCatalogue,
   newEvent,
@@ -44,7 +45,8 @@ export async function hook(t: Test, answers: number[] = []): Promise<{ url: stri
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/TOKEN-IN-PATH`, received };
 }
 
-export async function setup(t: Test) {
+/** A bus with transports started on it; `options` replaces parts of the host's (a test's `sleep`). */
+export async function setup(t: Test, options: Partial<Pick<TransportsOptions, 'sleep'>> = {}) {
   const bus = await openMemoryBus({});
   t.teardown(() => bus.close());
   await ensureCatalogue(bus);
@@ -59,7 +61,13 @@ export async function setup(t: Test) {
     SMTP_PASSWORD: 'smtp-pass-0123456789abcdef',
     SMS_TOKEN: 'sms-auth-token-0123456789abcdef',
   };
-  const transports = startTransports({ bus, nodeId: 'node-a', logger, resolve: (name) => secrets[name] });
+  const transports = startTransports({
+    bus,
+    nodeId: 'node-a',
+    logger,
+    resolve: (name) => secrets[name],
+    ...options,
+  });
   t.teardown(() => transports.stop());
   return { bus, transports, lines, secrets };
 }
