@@ -6,7 +6,7 @@
  * comment wakes.
  */
 import { newEvent } from '../bus/index.js';
-import { EventCategory, type EventRecord } from '../schema/index.js';
+import { EventCategory, ReservedActor, type EventRecord } from '../schema/index.js';
 
 const windowMs = 60_000;
 
@@ -47,7 +47,7 @@ export function rateLimitedRecord(skip: {
       category: EventCategory.Notification,
       source: skip.source,
       summary: `${skip.recipient} not woken by ${skip.about}: over ${skip.limit} notifications a minute`,
-      actor: 'system',
+      actor: ReservedActor.System,
       agent_id: skip.recipient,
       trace: { trace_id: skip.trace_id, parent_span_id: null },
       payload: {

@@ -6,7 +6,7 @@
 import * as nodeCrypto from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiError, errorReply } from './api-error.js';
-import type { ErrorBody } from '../schema/index.js';
+import { ReservedActor, type ErrorBody } from '../schema/index.js';
 import type { Access, Actor, ApiReply, AuthSettings } from './types.js';
 
 const alwaysGuardedExact = new Set([
@@ -54,7 +54,7 @@ export function accessFor(method: string, path: string, declared?: Access): Acce
   return isWrite(method) ? 'write' : 'read';
 }
 
-export const anonymousActor: Actor = Object.freeze({ id: 'anonymous', kind: 'anonymous' });
+export const anonymousActor: Actor = Object.freeze({ id: ReservedActor.Anonymous, kind: 'anonymous' });
 
 type Refused = 'missing' | 'wrong' | 'repeated' | 'repeated_query' | 'repeated_protocol' | 'ambiguous';
 export type GuardOutcome = { ok: true; actor: Actor | null } | { ok: false; reason: Refused };

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Bus, Subscription } from '../bus/index.js';
-import type { Coverage } from '../schema/index.js';
+import { ReservedActor, type Coverage } from '../schema/index.js';
 import { ApiError } from './api-error.js';
 import type { Question, QuestionRegistry } from './routes/query.routes.js';
 
@@ -56,7 +56,7 @@ export interface ScatterOptions {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const peerActor = { id: 'scatter', kind: 'operator' } as const;
+const peerActor = { id: ReservedActor.Scatter, kind: 'operator' } as const;
 
 /**
  * Makes every question of `registry` named in `merges` ask the whole fleet (in place: the routes and

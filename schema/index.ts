@@ -5,6 +5,7 @@ export { formatProblems, issuesLine, type Problem } from './problems.js';
 export { NodeRole, parseTierA } from './tier-a.js';
 export { looksLikeTierAFile, tierAFileHint } from './tier-a-sent.js';
 export { NODE_ID, SandboxIsolation, SandboxNetwork } from './tier-a.shared.js';
+export { ReservedActor } from './reserved-actors.js';
 export type { LoadOptions, TierA, TierAResult } from './tier-a.js';
 export { HealthEnvelope, NodeOnlyHealth, NotReady, Posture } from './health.js';
 export type { Readiness } from './health.js';

@@ -3,6 +3,7 @@
  */
 import { listRefs } from './env-refs.js';
 import type { Problem } from './problems.js';
+import { ReservedActor, reservedActorWhy } from './reserved-actors.js';
 import {
   listAt,
   NODE_ID,
@@ -19,6 +20,30 @@ import {
  * so a few characters are guessed; 16 is what a password manager or `openssl rand -hex 8` gives at the least.
  */
 const MIN_TOKEN_LENGTH = 16;
+
+const isReserved = (id: string): id is ReservedActor => Object.values<string>(ReservedActor).includes(id);
+
+/**
+ * Why a token id may not be taken, or null. svc records its own actors (reserved-actors.ts, and the node by
+ * its id) in fields that carry operator ids with no kind beside them, so a token holding one writes as svc.
+ */
+function reservedIdProblem(
+  fileNodeId: unknown,
+  envNodeId: string | undefined,
+): (id: string) => string | null {
+  const [nodeId, from] =
+    typeof fileNodeId === 'string'
+      ? [fileNodeId, 'node.id']
+      : envNodeId
+        ? [envNodeId, 'from SVC_NODE_ID']
+        : ['node-0', 'node.id unset: the default'];
+  return (id) => {
+    if (isReserved(id)) return `${id} is reserved: ${reservedActorWhy[id]}; give the token another id`;
+    if (id === nodeId)
+      return `${id} is this node's id (${from}), the actor its own writes are recorded as; give the token another id`;
+    return null;
+  };
+}
 
 /**
  * Rules between fields. They read the file loosely (it may have failed its shape check) so every
@@ -88,6 +113,7 @@ export function crossCheck(file: unknown, raw: unknown, offline: boolean, envNod
     problems.push({ path: 'api.public.port', message: 'must differ from api.port' });
   }
   const seen = new Set<string>();
+  const reserved = reservedIdProblem(valueAt(file, ['node', 'id']), envNodeId);
   // Value → the first id holding it, compared trimmed as the guard compares: a token shared by two ids
   // always authenticates as the first, so the second could never act (nor be a company writer).
   const holders = new Map<string, string>();
@@ -98,6 +124,9 @@ export function crossCheck(file: unknown, raw: unknown, offline: boolean, envNod
       if (seen.has(id))
         problems.push({ path: `api.auth.tokens[${i}].id`, message: `duplicate token id ${id}` });
       seen.add(id);
+      // An offline command serves no token, so none of its ids can write as svc.
+      const why = offline ? null : reserved(id);
+      if (why !== null) problems.push({ path: `api.auth.tokens[${i}].id`, message: why });
     }
     const value = typeof token === 'string' ? token.trim() : '';
     if (typeof id === 'string' && value !== '') {

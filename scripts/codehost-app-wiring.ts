@@ -13,10 +13,10 @@ import type { AppCompletion, AppFlow, AppInstallation } from '../http/index.js';
 import { activeRevision, type ConfigView } from '../projections/index.js';
 import { Commands, installUrl, knownKeysAt, seatIdentity, unknownKeyPaths } from '../schema/index.js';
 import type { ConfigWrite, SecretPut, TierA } from '../schema/index.js';
-import { isRecord, type JsonObject as Json } from '../schema/index.js';
+import { isRecord, ReservedActor, type JsonObject as Json } from '../schema/index.js';
 
 /** The flow itself: the writer of an installation delivery's change, or of a return whose state names nobody. */
-const flowActor = { id: 'codehost-a-app', kind: 'node' } as const;
+const flowActor = { id: ReservedActor.CodehostApp, kind: 'node' } as const;
 type Writer = ConfigWrite['actor'];
 
 /** `CODEHOST_A_APP_<HANDLE>_<WHAT>` in the secret-name grammar. */

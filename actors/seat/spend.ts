@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { publishEvent, Subjects, type Bus, type PubAck, newEvent } from '../../bus/index.js';
-import { EventCategory, SpendPhase, type SpendRecord } from '../../schema/index.js';
+import { EventCategory, ReservedActor, SpendPhase, type SpendRecord } from '../../schema/index.js';
 import type { Budget } from './budget.js';
 import { spendBytes } from './spend-bytes.js';
 
@@ -100,7 +100,7 @@ export async function recordAuxiliarySpend(deps: SpendDeps, spend: AuxiliarySpen
       category: EventCategory.System,
       source: `${deps.node}/${spend.worker}`,
       summary: `${spend.worker}: ${record.total_tokens} tokens (${record.model})`,
-      actor: spend.seat?.handle ?? 'system',
+      actor: spend.seat?.handle ?? ReservedActor.System,
       payload,
       ...(spend.seat ? { agent_id: spend.seat.handle } : {}),
       ...(spend.trace ? { trace: spend.trace } : {}),

@@ -165,6 +165,18 @@ t.test('company_writers must name configured tokens, and token ids are unique', 
   ]);
 });
 
+t.test(
+  'a token id svc records as its own actor is refused, except by a command that serves no token',
+  async (t) => {
+    const text =
+      'api: {auth: {tokens: [{id: scheduler, token: x-0123456789abcdef}, {id: ops, token: y-0123456789abcdef}]}}';
+    const result = parse(text);
+    t.same(!result.ok && result.problems.map((p) => p.path), ['api.auth.tokens[0].id']);
+    t.match(!result.ok && result.problems[0], { message: /^scheduler is reserved: /, line: 1 });
+    t.ok(parseTierA(text, { env: {}, cwd, offline: true }).ok, 'offline it serves no token');
+  },
+);
+
 t.test('two token ids with the same value are refused, naming both ids and never the value', async (t) => {
   const result = parse(
     'api: {auth: {tokens: [{id: a, token: "${A}"}, {id: b, token: "s3cret-value-0123 "}, {id: c, token: other-0123456789abc}], company_writers: [b]}}',

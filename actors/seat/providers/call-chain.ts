@@ -5,7 +5,7 @@
  */
 import { newEvent } from '../../../bus/index.js';
 import type { Logger } from 'pino';
-import { EventCategory, type EventRecord, type Resolver } from '../../../schema/index.js';
+import { EventCategory, ReservedActor, type EventRecord, type Resolver } from '../../../schema/index.js';
 import { resolveBaseUrl } from './base-url.js';
 import { streamFrom } from './call-stream.js';
 import {
@@ -206,7 +206,7 @@ function publish(
     category: EventCategory.System,
     source: deps.source ?? 'providers',
     summary,
-    actor: caller.seat ?? 'system',
+    actor: caller.seat ?? ReservedActor.System,
     payload,
     failed,
     ...(caller.seat ? { agent_id: caller.seat } : {}),
