@@ -26,11 +26,21 @@ import {
 } from '../../schema/index.js';
 import { integrationMachine, type IntegrationEvent } from './integration.machine.js';
 import type { PassRequest } from './pass.host.js';
+import type { RegisteredHook } from './vendors/pass-context.js';
 
 /** What the host reads the actors' history from: the integrations read model. */
 export interface IntegrationRecords {
-  /** Passes started and not finished, and per kind the finished ones, newest first. */
-  state(): { started: ReadonlyMap<string, PassStarted>; runs: ReadonlyMap<string, readonly PassRun[]> };
+  /**
+   * Passes started and not finished, per kind the finished ones, newest first, and per kind the webhooks
+   * its passes registered and last saw at the vendor.
+   */
+  state(): {
+    started: ReadonlyMap<string, PassStarted>;
+    runs: ReadonlyMap<string, readonly PassRun[]>;
+    webhooks: ReadonlyMap<string, readonly RegisteredHook[]>;
+  };
+  /** Resolves once the fold holds what the stream held when called (bounded). */
+  caughtUp(): Promise<void>;
   /** Every record folded after the boot replay; returns the unsubscribe. */
   onRecord(listener: (message: StoredMessage) => void): () => void;
 }
@@ -58,6 +68,9 @@ type Effect =
   | { type: 'reply_not_configured' }
   | { type: 'store_seat_tokens' }
   | { type: 'abandon_passes'; run_ids: string[] };
+
+const sameHooks = (a: readonly RegisteredHook[], b: readonly RegisteredHook[]): boolean =>
+  a.length === b.length && a.every((h) => b.some((o) => o.url === h.url && o.id === h.id));
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -92,7 +105,10 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
     return out;
   };
 
-  const append = async (kind: string, record: PassStarted | PassFinished): Promise<void> => {
+  const append = async (
+    kind: string,
+    record: PassStarted | PassFinished | Extract<IntegrationRecord, { type: 'webhooks' }>,
+  ): Promise<void> => {
     await bus.publish(Subjects.integration(kind, record.type), encoder.encode(JSON.stringify(record)));
   };
 
@@ -221,6 +237,10 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
       started_at: startedAt,
     });
     const minted: Array<{ seat: string; value: string }> = [];
+    // What earlier passes (this node's included, a moment ago) registered: the fold first reads them.
+    await opts.records.caughtUp();
+    const hooks = opts.records.state().webhooks.get(spec.key) ?? [];
+    let remembered: readonly RegisteredHook[] = hooks;
     const run = await opts.passes.run({
       id: runId,
       startedAt,
@@ -228,10 +248,20 @@ export async function startIntegrationActors(opts: IntegrationActorsOptions): Pr
       mode,
       actor: command.actor,
       ...input,
+      hooks,
+      rememberHooks: (next) => void (remembered = next),
       ...(effect.keep_seat_tokens
         ? { keep: (seat: string, value: string) => void minted.push({ seat, value }) }
         : {}),
     });
+    if (!sameHooks(remembered, hooks))
+      await append(spec.key, {
+        type: 'webhooks',
+        kind: spec.key,
+        hooks: remembered.map(({ url, id }) => ({ url, id })),
+        run_id: runId,
+        at: new Date().toISOString(),
+      });
     await append(spec.key, { type: 'pass_finished', run });
     const after = send(spec.key, {
       type: 'integration.pass.done',

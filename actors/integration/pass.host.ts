@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PassMode, PassRun, PassStep } from '../../schema/index.js';
+import { kindSpec, type PassMode, type PassRun, type PassStep } from '../../schema/index.js';
 import {
   codehostBPass,
   localPass,
@@ -15,7 +15,7 @@ import {
   type VendorPass,
   whoAmIPath,
 } from './vendors/index.js';
-import { record } from './vendors/pass-context.js';
+import { record, type RegisteredHook } from './vendors/pass-context.js';
 
 export interface PassRequest {
   /** The run's id (default a fresh one) and when it started (default now): as its start was recorded. */
@@ -33,6 +33,10 @@ export interface PassRequest {
   readonly withheld?: ReadonlyArray<{ readonly name: string; readonly value: string }>;
   /** Given only when minted seat credentials can be sealed: receives each one (never logged, never in the run). */
   readonly keep?: (seat: string, value: string) => void;
+  /** The webhooks the kind's passes registered and last saw at the vendor (default none). */
+  readonly hooks?: readonly RegisteredHook[];
+  /** Receives the webhooks to remember after the pass, when the pass reached its webhook step. */
+  readonly rememberHooks?: (hooks: readonly RegisteredHook[]) => void;
 }
 
 export interface PassHostOptions {
@@ -71,6 +75,9 @@ export function createPassHost(opts: PassHostOptions) {
         mode: request.mode,
         settings: request.settings,
         publicUrl: request.publicUrl,
+        inboundPath: kindSpec(request.kind)?.inbound_path ?? '',
+        hooks: request.hooks ?? [],
+        rememberHooks: (hooks: readonly RegisteredHook[]) => request.rememberHooks?.(hooks),
         agentSeats: request.agentSeats,
         seatsWithToken: request.seatsWithToken,
         ...(request.keep ? { keep: request.keep } : {}),

@@ -26,16 +26,24 @@ export type { SurfaceCounts };
 /** Passes kept per kind (newest finished first). */
 export const RUNS_KEPT = 100;
 
+/** A webhook a kind's pass registered at its vendor: its exact address and the vendor's id for it. */
+export interface RememberedHook {
+  readonly url: string;
+  readonly id: string;
+}
+
 /** Owned by one runner and updated in place. */
 export interface IntegrationsState extends ArrivalCounts {
   /** Per kind, newest finished first, at most `RUNS_KEPT`. */
   readonly runs: Map<string, PassRun[]>;
   /** Passes started and not finished, by run id. */
   readonly started: Map<string, PassStarted>;
+  /** Per kind, the webhooks its passes registered and last saw at the vendor (what a disconnect deletes). */
+  readonly webhooks: Map<string, RememberedHook[]>;
 }
 
 export function emptyIntegrationsState(): IntegrationsState {
-  return { ...emptyArrivalCounts(), runs: new Map(), started: new Map() };
+  return { ...emptyArrivalCounts(), runs: new Map(), started: new Map(), webhooks: new Map() };
 }
 
 /** Folds the record at `seq`; anything that is not a well-formed record is skipped. */
@@ -50,7 +58,10 @@ export function applyIntegrationRecord(
   const record = parsed.data;
   if (record.type === 'arrival') applyArrival(state, record, seq);
   else if (record.type === 'arrivals_rollup') applyRollup(state, record, seq);
-  else if (record.type === 'pass_started') {
+  else if (record.type === 'webhooks') {
+    if (record.hooks.length === 0) state.webhooks.delete(record.kind);
+    else state.webhooks.set(record.kind, record.hooks);
+  } else if (record.type === 'pass_started') {
     state.started.set(record.run_id, record);
   } else {
     const run = record.run;
@@ -68,14 +79,15 @@ interface Saved {
   arrivals: Array<[string, SurfaceCounts]>;
   runs: Array<[string, PassRun[]]>;
   started: Array<[string, PassStarted]>;
+  webhooks: Array<[string, RememberedHook[]]>;
   counts: ReturnType<typeof saveArrivalCounts>;
 }
 
 export const integrationsProjection: Projection<IntegrationsState> = {
   name: 'integrations',
   // 2: rollups, and the arrival records since the newest one. 3: rollups through a sequence below their own,
-  // and the arrival records above it kept to add back.
-  version: 3,
+  // and the arrival records above it kept to add back. 4: the webhooks each kind registered.
+  version: 4,
   stream: Streams.Integrations,
   init: emptyIntegrationsState,
   apply: (state, message) => void applyIntegrationRecord(state, decodeJson(message.data), message.seq),
@@ -84,14 +96,28 @@ export const integrationsProjection: Projection<IntegrationsState> = {
       arrivals: [...state.arrivals],
       runs: [...state.runs],
       started: [...state.started],
+      webhooks: [...state.webhooks],
       counts: saveArrivalCounts(state),
     }),
     load: (saved) => {
       if (saved === null || typeof saved !== 'object') return null;
       const s = saved as Partial<Saved>;
-      if (!Array.isArray(s.arrivals) || !Array.isArray(s.runs) || !Array.isArray(s.started)) return null;
+      if (
+        !Array.isArray(s.arrivals) ||
+        !Array.isArray(s.runs) ||
+        !Array.isArray(s.started) ||
+        !Array.isArray(s.webhooks)
+      )
+        return null;
       const counts = loadArrivalCounts(s.counts, new Map(s.arrivals));
-      return counts && { ...counts, runs: new Map(s.runs), started: new Map(s.started) };
+      return (
+        counts && {
+          ...counts,
+          runs: new Map(s.runs),
+          started: new Map(s.started),
+          webhooks: new Map(s.webhooks),
+        }
+      );
     },
   },
 };

@@ -13,6 +13,7 @@ export const IntegrationRecordType = {
   PassFinished: 'pass_finished',
   Arrival: 'arrival',
   ArrivalsRollup: 'arrivals_rollup',
+  Webhooks: 'webhooks',
 } as const;
 export type IntegrationRecordType = (typeof IntegrationRecordType)[keyof typeof IntegrationRecordType];
 
@@ -33,6 +34,20 @@ export const PassFinished = z.object({
   run: PassRun,
 });
 export type PassFinished = z.infer<typeof PassFinished>;
+
+/**
+ * The webhooks a kind's passes registered at its vendor and last saw there, each by its exact address and
+ * the vendor's id for it (the whole list, replacing the one before). A disconnect deletes by these, so a
+ * hook registered before the public base URL changed or stopped resolving is still removed, and a hook at
+ * another address (another installation's) never is. Appended only when the list changes.
+ */
+export const WebhooksRemembered = z.object({
+  type: z.literal('webhooks'),
+  kind: z.string().min(1),
+  hooks: z.array(z.object({ url: z.string().min(1), id: z.string().min(1) })).max(100),
+  run_id: z.string(),
+  at: z.string(),
+});
 
 export const ArrivalOutcome = z.enum(['accepted', 'duplicate', 'refused', 'not_configured']);
 export type ArrivalOutcome = z.infer<typeof ArrivalOutcome>;
@@ -87,5 +102,6 @@ export const IntegrationRecord = z.discriminatedUnion('type', [
   PassFinished,
   Arrival,
   ArrivalsRollup,
+  WebhooksRemembered,
 ]);
 export type IntegrationRecord = z.infer<typeof IntegrationRecord>;

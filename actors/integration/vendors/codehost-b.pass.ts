@@ -3,12 +3,14 @@
  * projects are created in it when missing, with `token_scopes` each agent seat without a token of its own
  * gets a group access token (a bot member of the group at `access_level`), and with `group_webhook`
  * (`true` or `auto`) the group webhook at the public URL is registered with the signing secret.
- * Disconnect removes that webhook (the seats' tokens stay: revoke them in the group's settings).
+ * Disconnect removes the webhooks it registered (webhook.step.ts; the seats' tokens stay: revoke them in
+ * the group's settings).
  */
 import { CodehostBAccessLevels } from '../../../schema/index.js';
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
 import { mintSeatTokens } from './seat-tokens.js';
+import { hookOf, webhookStep } from './webhook.step.js';
 
 const product = 'codehost-b';
 /** The role a seat's token holds when `access_level` is not set. */
@@ -92,40 +94,30 @@ export async function codehostBPass(ctx: PassContext): Promise<void> {
   // 4. the group webhook
   // `auto` is how documents written for the original product say it: manage the hook as `true` does.
   const managed = provisioning['group_webhook'] === true || provisioning['group_webhook'] === 'auto';
-  if (!managed) {
+  // A hook it registered is removed on disconnect even when the switch was turned off since.
+  if (!managed && !(ctx.mode === 'disconnect' && ctx.hooks.length > 0)) {
     ctx.step('group webhook', 'skipped', 'provisioning.group_webhook is neither true nor auto');
     return;
   }
-  if (ctx.publicUrl === null) {
-    ctx.step(
-      'group webhook',
-      ctx.mode === 'disconnect' ? 'skipped' : 'missing',
-      'no public base URL is configured',
-    );
-    return;
-  }
-  const hooks = listOf((await call(`/groups/${String(groupId)}/hooks`)).json);
-  const ours = hooks.find((h) => h['url'] === ctx.publicUrl);
-  if (ctx.mode === 'disconnect') {
-    if (!ours) ctx.step('group webhook', 'ok', 'no webhook at the public URL to remove');
-    else {
-      await call(`/groups/${String(groupId)}/hooks/${String(ours['id'])}`, { method: 'DELETE' });
-      ctx.step('group webhook', 'changed', 'webhook at the public URL removed');
-    }
-  } else if (ours) ctx.step('group webhook', 'ok', 'a webhook at the public URL exists');
-  else if (ctx.mode === 'check') ctx.step('group webhook', 'missing', 'no webhook at the public URL');
-  else {
-    await call(`/groups/${String(groupId)}/hooks`, {
-      method: 'POST',
-      body: {
-        url: ctx.publicUrl,
-        token: credential(product, 'signing_secret', ctx.settings['signing_secret']),
-        push_events: true,
-        merge_requests_events: true,
-        issues_events: true,
-        note_events: true,
-      },
-    });
-    ctx.step('group webhook', 'changed', 'webhook at the public URL registered');
-  }
+  const hooks = `/groups/${String(groupId)}/hooks`;
+  await webhookStep(ctx, {
+    product,
+    step: 'group webhook',
+    list: async () => listOf((await call(hooks)).json).flatMap((h) => hookOf(h) ?? []),
+    register: async (url) => {
+      const answer = await call(hooks, {
+        method: 'POST',
+        body: {
+          url,
+          token: credential(product, 'signing_secret', ctx.settings['signing_secret']),
+          push_events: true,
+          merge_requests_events: true,
+          issues_events: true,
+          note_events: true,
+        },
+      });
+      return hookOf({ url, id: objectAt({ a: answer.json }, 'a')['id'] })?.id ?? null;
+    },
+    remove: async (id) => void (await call(`${hooks}/${encodeURIComponent(id)}`, { method: 'DELETE' })),
+  });
 }

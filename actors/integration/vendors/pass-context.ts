@@ -1,11 +1,23 @@
 /** What a vendor's pass is given and how it reports steps. */
 import type { PassMode, PassStep, StepOutcome } from '../../../schema/index.js';
 
+/** A webhook the service registered at a vendor: its exact address and the vendor's id for it. */
+export interface RegisteredHook {
+  readonly url: string;
+  readonly id: string;
+}
+
 export interface PassContext {
   readonly mode: PassMode;
   /** The kind's settings with references resolved (credentials included: never log them). */
   readonly settings: Readonly<Record<string, unknown>>;
   readonly publicUrl: string | null;
+  /** Where the vendor delivers under the public base URL (`/webhooks/tracker-b`). */
+  readonly inboundPath: string;
+  /** The webhooks this kind's passes registered and last saw at the vendor. */
+  readonly hooks: readonly RegisteredHook[];
+  /** The webhooks to remember after this pass (the whole list); not called, nothing changes. */
+  rememberHooks(hooks: readonly RegisteredHook[]): void;
   readonly agentSeats: readonly string[];
   readonly seatsWithToken: readonly string[];
   /** Hands a minted seat credential to the caller to seal; absent when nothing can be sealed. */

@@ -2,12 +2,14 @@
  * tracker-b provisioning (REST API v1, `X-API-Key` header, under one workspace): listed projects are
  * created when missing, each agent seat gets a member named prefix + handle with the configured role,
  * and the workspace webhook at the public URL is registered with the webhook secret. Disconnect
- * removes that webhook (members and projects stay: they hold the company's work).
+ * removes the webhooks it registered (webhook.step.ts; members and projects stay: they hold the company's
+ * work).
  */
 import { VendorIds } from '../../../schema/index.js';
 import { baseUrl, credential, vendorCall, VendorError } from './vendor-http.js';
 import { listOf, objectAt, stringList, type PassContext } from './pass-context.js';
 import { mintSeatTokens } from './seat-tokens.js';
+import { hookOf, webhookStep } from './webhook.step.js';
 
 const product = 'tracker-b';
 
@@ -75,27 +77,15 @@ export async function trackerBPass(ctx: PassContext): Promise<void> {
     }
   }
   // 3. the workspace webhook
-  if (ctx.publicUrl === null) {
-    ctx.step(
-      'webhook',
-      ctx.mode === 'disconnect' ? 'skipped' : 'missing',
-      'no public base URL is configured',
-    );
-    return;
-  }
-  const hooks = listOf((await call('/webhooks/')).json);
-  const ours = hooks.find((h) => h['url'] === ctx.publicUrl);
-  if (ctx.mode === 'disconnect') {
-    if (!ours) ctx.step('webhook', 'ok', 'no webhook at the public URL to remove');
-    else {
-      await call(`/webhooks/${String(ours['id'])}/`, { method: 'DELETE' });
-      ctx.step('webhook', 'changed', 'webhook at the public URL removed');
-    }
-  } else if (ours) ctx.step('webhook', 'ok', 'a webhook at the public URL exists');
-  else if (ctx.mode === 'check') ctx.step('webhook', 'missing', 'no webhook at the public URL');
-  else {
-    const secret = credential(product, 'webhook_secret', ctx.settings['webhook_secret']);
-    await call('/webhooks/', { method: 'POST', body: { url: ctx.publicUrl, secret, is_active: true } });
-    ctx.step('webhook', 'changed', 'webhook at the public URL registered');
-  }
+  await webhookStep(ctx, {
+    product,
+    step: 'webhook',
+    list: async () => listOf((await call('/webhooks/')).json).flatMap((h) => hookOf(h) ?? []),
+    register: async (url) => {
+      const secret = credential(product, 'webhook_secret', ctx.settings['webhook_secret']);
+      const answer = await call('/webhooks/', { method: 'POST', body: { url, secret, is_active: true } });
+      return hookOf({ url, id: objectAt({ a: answer.json }, 'a')['id'] })?.id ?? null;
+    },
+    remove: async (id) => void (await call(`/webhooks/${encodeURIComponent(id)}/`, { method: 'DELETE' })),
+  });
 }

@@ -138,6 +138,26 @@ t.test(
   },
 );
 
+t.test('the webhooks a kind registered are the newest list recorded, kept by a checkpoint', async (t) => {
+  const hooks = (kind: string, list: Array<{ url: string; id: string }>) => ({
+    type: 'webhooks',
+    kind,
+    hooks: list,
+    run_id: 'r',
+    at: '2026-01-01T00:00:00.000Z',
+  });
+  const a = { url: 'https://old.example.test/webhooks/tracker-b', id: 'wh-1' };
+  const b = { url: 'https://new.example.test/webhooks/tracker-b', id: 'wh-2' };
+  const state = fold(hooks('tracker-b', [a]), hooks('tracker-b', [a, b]), hooks('codehost-b', [b]));
+  t.same(state.webhooks.get('tracker-b'), [a, b]);
+  const codec = integrationsProjection.checkpoint!;
+  const loaded = codec.load(JSON.parse(JSON.stringify(codec.save(state))));
+  t.same(loaded?.webhooks.get('tracker-b'), [a, b]);
+  t.same(loaded?.webhooks.get('codehost-b'), [b]);
+  const removed = applyIntegrationRecord(state, hooks('tracker-b', []), 4);
+  t.notOk(removed.webhooks.has('tracker-b'), 'an empty list forgets the kind');
+});
+
 t.test('a checkpoint round trip gives the same answers as the fold', async (t) => {
   const state = fold(arrival('tracker-a', 'accepted', '2026-01-01T00:00:02.000Z'), started('b'), {
     type: 'pass_finished',
