@@ -63,7 +63,11 @@ const ListArgs = ItemListFilterArgs.extend({
 }).strict();
 const GetArgs = z.strictObject({ item });
 const CreateArgs = z.strictObject({
-  project: z.string().describe('Project key (ENG).'),
+  // Keys are upper-case by their grammar, so any case names the project, as on POST /work.
+  project: z
+    .string()
+    .overwrite((key) => key.toUpperCase())
+    .describe('Project key (ENG), in any case.'),
   title: ItemTitle,
   description: bodyText().max(65_536).optional(),
   type: z.string().optional().describe('task, bug, feature, chore or question.'),

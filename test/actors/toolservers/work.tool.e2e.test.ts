@@ -59,6 +59,13 @@ t.test('a seat lists, reads, creates, comments on and moves items with its built
     { items: [{ key: 'ENG-1' }] },
     'a project key in any case names the project',
   );
+  const createdLower = await run('work_create', { project: 'eng', title: 'Lower key' }, 'create-lower');
+  t.equal(createdLower.error, false, createdLower.text);
+  t.match(
+    JSON.parse(createdLower.text),
+    { key: 'ENG-2' },
+    'a create names its project in any case too, as POST /work does',
+  );
   const got = await run('work_get', { item: 'ENG-1' });
   t.match(JSON.parse(got.text), { comments: [{ author: 'coder', body: 'Started.' }] });
   t.equal((await run('work_get', { item: 'ENG-9' })).error, true);
