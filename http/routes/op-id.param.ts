@@ -14,11 +14,15 @@ import { singleParam } from './single.param.js';
 const refusal = (where: string, problem: string): ApiError =>
   new ApiError('op_id_invalid', { detail: `${where}: ${problem}` });
 
+/** Which rule a given `op_id` breaks (a value that is not a string breaks the first), or null. */
+export function opIdValueProblem(value: unknown): string | null {
+  return typeof value === 'string'
+    ? opIdProblem(value)
+    : `op_id is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}; it must be a string of 1 to 128 bytes of visible ASCII`;
+}
+
 const judged = (where: string, value: unknown): string => {
-  const problem =
-    typeof value === 'string'
-      ? opIdProblem(value)
-      : `op_id is ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}; it must be a string of 1 to 128 bytes of visible ASCII`;
+  const problem = opIdValueProblem(value);
   if (problem !== null) throw refusal(where, problem);
   return value as string;
 };

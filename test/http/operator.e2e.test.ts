@@ -148,19 +148,26 @@ t.test('/operator/mcp answers each JSON-RPC error with its code', async (t) => {
 });
 
 t.test(
-  'an op_id outside the grammar is refused over MCP as op_id_invalid, as over /operator/act',
+  'an op_id outside the grammar is refused over MCP as op_id_invalid, saying which rule it breaks, as over /operator/act',
   async (t) => {
     const n = await startPagesNode(t);
     const client = await connect(n.base, OPS);
     t.teardown(() => client.close());
-    for (const opId of ['a b', 'x'.repeat(129), 'é']) {
+    const cases: Array<[unknown, RegExp]> = [
+      ['a b', /a space at byte 2/],
+      ['x'.repeat(129), /is 129 bytes; at most 128/],
+      ['é', /U\+00E9 at byte 1/],
+      [5, /op_id is a number; it must be a string/],
+    ];
+    for (const [opId, why] of cases) {
       const refused = await client.callTool({
         name: 'pages_write',
         arguments: { container: 'HANDBOOK', title: 'Retry', op_id: opId },
       });
       t.equal(refused.isError, true);
       const [first] = refused.content as Array<{ text: string }>;
-      t.match(first?.text, /^op_id_invalid: /, `op_id of ${opId.length} characters`);
+      t.match(first?.text, /^op_id_invalid: /, `op_id ${JSON.stringify(opId).slice(0, 20)}`);
+      t.match(first?.text, why, `op_id ${JSON.stringify(opId).slice(0, 20)}: the rule it breaks`);
     }
     const listed = await n.call('GET', '/pages?container=HANDBOOK');
     t.notMatch(JSON.stringify(listed.json), /Retry/, 'nothing was written');

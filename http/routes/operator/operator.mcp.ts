@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  isOpId,
   serviceToolInputSchema,
   type ServiceCaller,
   type ServiceTool,
@@ -15,6 +14,7 @@ import {
 } from '../../../schema/index.js';
 import { answerMcp } from '../../mcp-jsonrpc.js';
 import { mcpServerSdk, type McpServerSdk } from '../../mcp-sdk.js';
+import { opIdValueProblem } from '../op-id.param.js';
 import type { ApiReply, ApiRequest } from '../../types.js';
 import { operatorPerson, type OperatorDeps } from './operator.caller.js';
 
@@ -40,8 +40,8 @@ function mcpServer(sdk: McpServerSdk, tools: readonly ServiceTool[], person: Ser
     if (!tool) return text(`unknown_tool: no tool ${request.params.name.slice(0, 100)}`, true);
     // The retry handle's own refusal, as `/operator/act` answers it (spec: 400 `op_id_invalid`).
     const opId = request.params.arguments?.['op_id'];
-    if (opId !== undefined && (typeof opId !== 'string' || !isOpId(opId)))
-      return text('op_id_invalid: the `op_id` argument is outside the grammar', true);
+    const opIdProblem = opId === undefined ? null : opIdValueProblem(opId);
+    if (opIdProblem !== null) return text(`op_id_invalid: the \`op_id\` argument: ${opIdProblem}`, true);
     const refusal = (result: Extract<ServiceToolResult, { ok: false }>) =>
       text(
         `${result.error}: ${result.detail}${
