@@ -3,15 +3,12 @@
  * that is down while events pile up behind a failing one gets each of them once the node is served again —
  * none lost, none doubled — whether the node was stopped (SIGTERM) or killed (SIGKILL) meanwhile.
  */
-import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { restartNode, startNode, TOKEN } from '../harness/serve-node.js';
-
-const auth = { authorization: `Bearer ${TOKEN}` };
-const trackerSecret = 'e2e-tracker-b-secret-0123456789';
+import { restartNode, startNode } from '../harness/serve-node.js';
+import { deliverTrackerB, putNotifyCompany } from './fixtures/tracker-b-notify.js';
 
 interface ChatHook {
   readonly url: string;
@@ -58,51 +55,27 @@ async function chatHook(t: Test): Promise<ChatHook> {
   });
 }
 
-async function deliver(url: string, id: string): Promise<number> {
-  const body = JSON.stringify({ event: 'issue', action: 'updated', data: { id: `item-${id}`, name: id } });
-  const res = await fetch(`${url}/webhooks/tracker-b`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-tracker-b-event': 'issue',
-      'x-tracker-b-delivery': id,
-      'x-tracker-b-signature': createHmac('sha256', trackerSecret).update(body).digest('hex'),
-    },
-    body,
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
-
 for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
   t.test(
     `notifications owed when the node is stopped (${signal}) are each sent once after it is served again`,
     async (t) => {
       const hook = await chatHook(t);
       const node = await startNode(t);
-      const put = await fetch(`${node.url}/config`, {
-        method: 'PUT',
-        headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'a channel for the operators' },
-        body: JSON.stringify({
-          name: 'Acme',
-          roles: [{ name: 'Ada' }],
-          integrations: {
-            tracker_b: { enabled: true, url: 'https://tracker-b.example', webhook_secret: trackerSecret },
-          },
-          notification_transports: { ops: { type: 'chat', url: hook.url, events: ['webhook_received'] } },
-        }),
-      });
-      const { epoch } = (await put.json()) as { epoch: number };
-      t.equal(put.status, 201);
+      const epoch = await putNotifyCompany(
+        t,
+        node.url,
+        { type: 'chat', url: hook.url, events: ['webhook_received'] },
+        'a channel for the operators',
+      );
       await node.run.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === epoch);
-      for (let i = 0; i < 3; i += 1) t.equal(await deliver(node.url, `owed-${i}`), 200);
+      for (let i = 0; i < 3; i += 1) t.equal(await deliverTrackerB(node.url, `owed-${i}`), 200);
       // The first is being retried (the hook is down); the two behind it wait.
       await node.run.waitForLog((l) => l['event'] === 'notification_retry');
       const again = await restartNode(t, node, node.run, signal);
       hook.down = false;
       await again.waitForLog((l) => l.msg === 'notification transport started');
       await hook.until(() => hook.sent.length >= 3);
-      t.equal(await deliver(node.url, 'owed-3'), 200);
+      t.equal(await deliverTrackerB(node.url, 'owed-3'), 200);
       await hook.until(() => hook.sent.includes('owed-3'));
       t.same(hook.sent, ['owed-0', 'owed-1', 'owed-2', 'owed-3'], 'each owed event once, in order');
     },

@@ -4,7 +4,6 @@
  * style; the transport's URL and secret are redacted on `GET /config` and never logged. On a fleet of two
  * nodes (separate processes on one nats-server) both run the transport and each event is sent once.
  */
-import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,9 +12,9 @@ import { webhookSignature } from '../../actors/notify/requests.js';
 import { startFleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
 import { startNode, TOKEN } from '../harness/serve-node.js';
+import { deliverTrackerB, putNotifyCompany } from './fixtures/tracker-b-notify.js';
 
 const auth = { authorization: `Bearer ${TOKEN}` };
-const trackerSecret = 'e2e-tracker-b-secret-0123456789';
 const hookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 interface Hook {
@@ -48,44 +47,14 @@ async function startHook(t: Test): Promise<Hook> {
   };
 }
 
-/** Writes the company (a tracker-b receiver and the transport) through `url`; resolves with its epoch. */
-async function putCompany(t: Test, url: string, hookUrl: string): Promise<number> {
-  const put = await fetch(`${url}/config`, {
-    method: 'PUT',
-    headers: { ...auth, 'content-type': 'application/json', 'x-summary': 'a hook for the operators' },
-    body: JSON.stringify({
-      name: 'Acme',
-      roles: [{ name: 'Ada' }],
-      integrations: {
-        tracker_b: { enabled: true, url: 'https://tracker-b.example', webhook_secret: trackerSecret },
-      },
-      notification_transports: {
-        ops: { type: 'webhook', url: hookUrl, secret: hookSecret, events: ['webhook_received'] },
-      },
-    }),
-  });
-  const answer = (await put.json()) as { epoch: number };
-  t.equal(put.status, 201, `PUT /config answered ${JSON.stringify(answer)}`);
-  return answer.epoch;
-}
-
-/** One signed tracker-b delivery; its status. */
-async function deliver(url: string, id: string): Promise<number> {
-  const body = JSON.stringify({ event: 'issue', action: 'updated', data: { id: `item-${id}`, name: id } });
-  const res = await fetch(`${url}/webhooks/tracker-b`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-tracker-b-event': 'issue',
-      'x-tracker-b-delivery': id,
-      'x-tracker-b-signature': createHmac('sha256', trackerSecret).update(body).digest('hex'),
-    },
-    body,
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
-
+/** Writes the company (a tracker-b receiver and the signed webhook transport) through `url`; its epoch. */
+const putCompany = (t: Test, url: string, hookUrl: string): Promise<number> =>
+  putNotifyCompany(
+    t,
+    url,
+    { type: 'webhook', url: hookUrl, secret: hookSecret, events: ['webhook_received'] },
+    'a hook for the operators',
+  );
 const deliveryOf = (r: Hook['received'][number]): string =>
   (JSON.parse(r.body) as { payload: { delivery_id: string } }).payload.delivery_id;
 
@@ -94,7 +63,7 @@ t.test('a delivery’s webhook_received event reaches the operator’s hook, sig
   const node = await startNode(t);
   const epoch = await putCompany(t, node.url, hook.url);
   await node.run.waitForLog((l) => l.msg === 'config applied' && l['epoch'] === epoch);
-  t.equal(await deliver(node.url, 'e2e-1'), 200);
+  t.equal(await deliverTrackerB(node.url, 'e2e-1'), 200);
   await hook.until(1);
   const [r] = hook.received;
   const event = JSON.parse(r!.body) as { id: string; type: string };
@@ -124,7 +93,8 @@ t.test('on two nodes each event is sent once, whichever node received the delive
     );
   }
   const n = 20;
-  for (let i = 0; i < n; i += 1) t.equal(await deliver(i % 2 === 0 ? a.url : b.url, `fleet-${i}`), 200);
+  for (let i = 0; i < n; i += 1)
+    t.equal(await deliverTrackerB(i % 2 === 0 ? a.url : b.url, `fleet-${i}`), 200);
   await hook.until(n);
   t.same(
     hook.received.map(deliveryOf).sort(),
