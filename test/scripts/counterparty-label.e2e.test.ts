@@ -7,14 +7,11 @@
  */
 import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import type { Step } from '../fixtures/llm/script.js';
 import { startBusNode } from '../harness/bus-node.js';
-import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
-import { localProviders } from '../fixtures/llm/providers.js';
+import { plainTurns, profiled, putLearningCompany } from './fixtures/learning-company.js';
 
-const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const EMAIL = 'grace.hopper@example.com';
 const ACCOUNT = '557058:f0e1d2c3';
 
@@ -26,34 +23,18 @@ interface View {
 t.test(
   'a wiki author known by account id and e-mail is labelled by the account id; the e-mail shows nowhere',
   async (t) => {
-    const turn: Step[] = [
-      { kind: 'text', text: '{"decision":"plan","steps":["answer"],"tools":[]}', usage },
-      { kind: 'text', text: 'Answered on the page.', usage },
-      { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
-    ];
-    turn.push(...turn);
+    const turn = plainTurns('Answered on the page.');
     let turnCalls = 0;
     const llm = await startLlmServer({
       wire: 'openai',
       script: (request) => {
-        if (JSON.stringify(request.body).includes('profile of a person'))
-          return { kind: 'text', text: '{"traits":{"role":"editor"},"corroborated":false}', usage };
+        if (JSON.stringify(request.body).includes('profile of a person')) return profiled('editor');
         return turn[turnCalls++] ?? { kind: 'status', status: 500 };
       },
     });
     t.teardown(() => llm.close());
     const { node, bus } = await startBusNode(t);
-    const put = await fetch(`${node.url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'p' },
-      body: JSON.stringify({
-        name: 'Acme',
-        providers: localProviders(llm.baseUrl),
-        learning: { counterparty: { enabled: true } },
-        roles: [{ name: 'Ada' }],
-      }),
-    });
-    t.equal(put.status, 201);
+    t.equal(await putLearningCompany(node.url, llm.baseUrl, 'p'), 201);
     await node.run.waitForLog((l) => l.msg === 'config applied');
 
     // As the wiki parser names a delivery's author: the account id and the e-mail the relay shares.

@@ -12,11 +12,9 @@ import { startLlmServer } from '../fixtures/llm/llm-server.js';
 import type { Step } from '../fixtures/llm/script.js';
 import { startFleetNode, until, type FleetNode } from '../harness/fleet-node.js';
 import { startNatsServer } from '../harness/nats-server.js';
-import { TOKEN } from '../harness/serve-node.js';
 import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
-import { localProviders } from '../fixtures/llm/providers.js';
+import { profiled, putLearningCompany, usage } from './fixtures/learning-company.js';
 
-const usage = { prompt_tokens: 10, completion_tokens: 5 };
 const plan = (tool: string): Step => ({
   kind: 'text',
   text: JSON.stringify({ decision: 'plan', steps: ['do it'], tools: [tool] }),
@@ -72,24 +70,14 @@ t.test(
         if (!JSON.stringify(request.body).includes('profile of a person'))
           return turns[turnCalls++] ?? { kind: 'status', status: 500 };
         profilerCalls += 1;
-        return { kind: 'text', text: '{"traits":{"role":"release manager"},"corroborated":false}', usage };
+        return profiled('release manager');
       },
     });
     t.teardown(() => llm.close());
 
     const front = await startFleetNode(t, 'node-front', nats.url, { node: 'roles: [ingress, data]' });
     const first = await startFleetNode(t, 'node-s1', nats.url, { node: 'roles: [seats]' });
-    const put = await fetch(`${front.url}/config`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'fleet' },
-      body: JSON.stringify({
-        name: 'Acme',
-        providers: localProviders(llm.baseUrl),
-        learning: { counterparty: { enabled: true } },
-        roles: [{ name: 'Ada' }],
-      }),
-    });
-    t.equal(put.status, 201);
+    t.equal(await putLearningCompany(front.url, llm.baseUrl, 'fleet'), 201);
     await first.run.waitForLog((l) => l.msg === 'seat spawned' && l['seat'] === 'ada');
 
     const bus = await openBus({ type: 'jetstream', url: nats.url });

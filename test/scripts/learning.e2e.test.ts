@@ -6,33 +6,23 @@
  */
 import t from 'tap';
 import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import type { Step } from '../fixtures/llm/script.js';
 import { startBusNode } from '../harness/bus-node.js';
-import { TOKEN } from '../harness/serve-node.js';
 import { until } from '../harness/until.js';
 import { mentionWake, notificationFrom, queueWake } from '../harness/wake.js';
 import { dashboard, type Frame } from '../http/fixtures/events-node.js';
-import { localProviders } from '../fixtures/llm/providers.js';
-
-const usage = { prompt_tokens: 10, completion_tokens: 5 };
+import { plainTurns, profiled, putLearningCompany, usage } from './fixtures/learning-company.js';
 
 t.test(
   'a served seat profiles the person who woke it and learns a lesson; the memory view shows both',
   async (t) => {
     // The two learning calls after the turn run side by side: each is answered by what it asks.
-    const turn: Step[] = [
-      { kind: 'text', text: '{"decision":"plan","steps":["answer"],"tools":[]}', usage },
-      { kind: 'text', text: 'Told Grace it ships on Friday.', usage },
-      { kind: 'text', text: '{"verdict":"done","notes":"ok"}', usage },
-    ];
-    turn.push(...turn);
+    const turn = plainTurns('Told Grace it ships on Friday.');
     let turnCalls = 0;
     const llm = await startLlmServer({
       wire: 'openai',
       script: (request) => {
         const asked = JSON.stringify(request.body);
-        if (asked.includes('profile of a person'))
-          return { kind: 'text', text: '{"traits":{"role":"release manager"},"corroborated":false}', usage };
+        if (asked.includes('profile of a person')) return profiled('release manager');
         if (asked.includes('learn from the task'))
           return {
             kind: 'text',
@@ -52,25 +42,11 @@ t.test(
     const frame = (match: (f: Frame) => boolean): Promise<Frame> =>
       Promise.resolve(d.frames.find(match) ?? d.next(match));
 
-    const put = await fetch(`${node.url}/config`, {
-      method: 'PUT',
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        'x-summary': 'profiles',
-      },
-      body: JSON.stringify({
-        name: 'Acme',
-        providers: localProviders(llm.baseUrl),
-        learning: {
-          counterparty: { enabled: true },
-          reflect: { enabled: true, summarize_episodes: true },
-          episode_lifecycle: { max_raw_episodes_per_agent: 1 },
-        },
-        roles: [{ name: 'Ada' }],
-      }),
+    const put = await putLearningCompany(node.url, llm.baseUrl, 'profiles', {
+      reflect: { enabled: true, summarize_episodes: true },
+      episode_lifecycle: { max_raw_episodes_per_agent: 1 },
     });
-    t.equal(put.status, 201);
+    t.equal(put, 201);
     await node.run.waitForLog((l) => l.msg === 'config applied');
 
     const grace = notificationFrom({ id: 'u-42', login: 'grace', name: 'Grace Hopper' });
