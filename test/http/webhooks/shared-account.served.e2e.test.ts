@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import type { LogLine } from '../../harness/child.js';
 import { startNode, TOKEN, type ServedNode } from '../../harness/serve-node.js';
 import { closedPort, fakeCloudSites, type CloudAccount } from '../fixtures/fake-vendors.js';
-import { jwksServer } from './fixtures/jwks-server.js';
+import { relayAuth, relayJwksUrl } from './fixtures/served-relay.js';
 import { relayIssuer } from './fixtures/signers.js';
 
 const issuer = relayIssuer('k1');
@@ -34,11 +34,9 @@ const company = (trackerToken: string) => ({
 }); // prettier-ignore
 
 async function served(t: Test, gateway: string): Promise<ServedNode> {
-  const jwks = await jwksServer(() => issuer.jwks);
-  t.teardown(() => jwks.close());
   return startNode(t, '', 'memory', {
     SVC_LOG_LEVEL: 'debug',
-    SVC_RELAY_JWKS_URL: jwks.url,
+    SVC_RELAY_JWKS_URL: await relayJwksUrl(t, issuer),
     SVC_CLOUD_SITE_API_URL: gateway,
     SVC_WIKI_WEBHOOK_TOKEN: WIKI_TOKEN,
   });
@@ -71,10 +69,8 @@ function senders(node: ServedNode) {
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(answer)}`);
   };
   const relay = async (payload: Record<string, unknown>): Promise<string> => {
-    const s = Math.floor(Date.now() / 1000);
-    const token = issuer.token({ aud: 'relay-app-1', iat: s, nbf: s, exp: s + 60 });
     const body = JSON.stringify(payload);
-    await post('/webhooks/relay', { authorization: `Bearer ${token}` }, body);
+    await post('/webhooks/relay', relayAuth(issuer), body);
     return body;
   };
   let n = 0;

@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { LogLine } from '../../harness/child.js';
-import { startNode, TOKEN } from '../../harness/serve-node.js';
+import { startNode } from '../../harness/serve-node.js';
 import { fakeCloudSites, type CloudAccount } from '../fixtures/fake-vendors.js';
-import { jwksServer } from './fixtures/jwks-server.js';
+import { poster, putApplied, relayAuth, relayJwksUrl } from './fixtures/served-relay.js';
 import { relayIssuer, sign_ } from './fixtures/signers.js';
 
 const issuer = relayIssuer('k1');
@@ -39,36 +39,17 @@ const retried = (event: Record<string, unknown>) => ({
 });
 
 t.test('tracker-a dedup on a served node, through the relay and self-hosted', async (t) => {
-  const jwks = await jwksServer(() => issuer.jwks);
-  t.teardown(() => jwks.close());
   const accounts = new Map<string, CloudAccount>([[AUTH, { accountId: 'acc-svc', email: SHARED_EMAIL }]]);
   const gateway = await fakeCloudSites(t, accounts);
   const node = await startNode(t, '', 'memory', {
     SVC_LOG_LEVEL: 'debug',
-    SVC_RELAY_JWKS_URL: jwks.url,
+    SVC_RELAY_JWKS_URL: await relayJwksUrl(t, issuer),
     SVC_CLOUD_SITE_API_URL: gateway.url,
   });
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'ta' },
-    body: JSON.stringify(company),
-  });
-  t.equal(put.status, 201, await put.text());
-  await node.run.waitForLog((l) => l.msg === 'config applied');
+  await putApplied(t, node, company, 'ta');
 
-  const post = async (path: string, headers: Record<string, string>, body: string) => {
-    const res = await fetch(`${node.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
-  const relay = (payload: unknown) => {
-    const s = Math.floor(Date.now() / 1000);
-    const token = issuer.token({ aud: 'relay-app-1', iat: s, nbf: s, exp: s + 60 });
-    return post('/webhooks/relay', { authorization: `Bearer ${token}` }, JSON.stringify(payload));
-  };
+  const post = poster(node);
+  const relay = (payload: unknown) => post('/webhooks/relay', relayAuth(issuer), JSON.stringify(payload));
   const selfHosted = (body: string, id?: string) => {
     const headers = sign_.trackerA(SECRET, body, id ?? 'unused');
     if (id === undefined) delete headers['x-tracker-a-webhook-identifier'];

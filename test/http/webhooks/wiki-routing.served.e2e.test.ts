@@ -10,8 +10,8 @@
 import { createHmac } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { LogLine } from '../../harness/child.js';
-import { startNode, TOKEN } from '../../harness/serve-node.js';
-import { jwksServer } from './fixtures/jwks-server.js';
+import { startNode } from '../../harness/serve-node.js';
+import { poster, putApplied, relayAuth, relayJwksUrl } from './fixtures/served-relay.js';
 import { relayIssuer } from './fixtures/signers.js';
 
 const WIKI_SECRET = 'wiki-secret-0123456789';
@@ -34,35 +34,17 @@ const company = {
 }; // prettier-ignore
 
 t.test('wiki routing on a served node, self-hosted and through the relay', async (t) => {
-  const jwks = await jwksServer(() => issuer.jwks);
-  t.teardown(() => jwks.close());
-  const node = await startNode(t, '', 'memory', { SVC_LOG_LEVEL: 'debug', SVC_RELAY_JWKS_URL: jwks.url });
-  const put = await fetch(`${node.url}/config`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'x-summary': 'wiki' },
-    body: JSON.stringify(company),
-  });
-  t.equal(put.status, 201, await put.text());
-  await node.run.waitForLog((l) => l.msg === 'config applied');
+  const jwksUrl = await relayJwksUrl(t, issuer);
+  const node = await startNode(t, '', 'memory', { SVC_LOG_LEVEL: 'debug', SVC_RELAY_JWKS_URL: jwksUrl });
+  await putApplied(t, node, company, 'wiki');
 
-  const post = async (path: string, headers: Record<string, string>, body: string) => {
-    const res = await fetch(`${node.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body,
-    });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
+  const post = poster(node);
   const selfHosted = (payload: unknown) => {
     const body = JSON.stringify(payload);
     const signature = `sha256=${createHmac('sha256', WIKI_SECRET).update(body).digest('hex')}`;
     return post('/webhooks/wiki', { 'x-hub-signature': signature }, body);
   };
-  const relay = (payload: unknown) => {
-    const s = Math.floor(Date.now() / 1000);
-    const token = issuer.token({ aud: 'relay-app-1', iat: s, nbf: s, exp: s + 60 });
-    return post('/webhooks/relay', { authorization: `Bearer ${token}` }, JSON.stringify(payload));
-  };
+  const relay = (payload: unknown) => post('/webhooks/relay', relayAuth(issuer), JSON.stringify(payload));
   /** The routing decision of a delivery accepted under `key` (its `notification_routed` or `_dropped` line). */
   const decision = async (
     t: Test,
