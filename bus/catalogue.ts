@@ -25,7 +25,8 @@ export const Streams = {
    * The integration actors' records: provisioning passes started and finished, webhook arrivals and their
    * rollups. No age limit: arrival counts and pass history are folds of it, and a node that joins later
    * must read the same counts as one that was there all along. Arrival records are summed into a rollup and
-   * removed below it (actors/integration/arrivals.rollup.ts); pass records are kept.
+   * removed below it (actors/integration/arrivals.rollup.ts); the same compaction removes the pass records past
+   * each kind's newest 100 runs, never an open pass.
    */
   Integrations: 'SVC_INTEGRATIONS',
   /**

@@ -80,6 +80,7 @@ export {
   getPassRun,
   integrationsProjection,
   listPassRuns,
+  passTrims,
   RUNS_KEPT,
   type IntegrationsState,
   type SurfaceCounts,

@@ -10,6 +10,7 @@ import { Streams, type Bus, type StoredMessage } from '../bus/index.js';
 import {
   arrivalsOf,
   integrationsProjection,
+  passTrims,
   runProjection,
   type CheckpointStore,
   type IntegrationsState,
@@ -36,7 +37,13 @@ export async function followIntegrations(opts: {
   checkpoints?: CheckpointStore | undefined;
   logger?: Logger;
   /** Compacts the arrival records as this node (tests shorten the threshold and start no timer). */
-  rollups?: { nodeId: string; threshold?: number; everyMs?: number; now?: () => Date };
+  rollups?: {
+    nodeId: string;
+    threshold?: number;
+    passThreshold?: number;
+    everyMs?: number;
+    now?: () => Date;
+  };
 }): Promise<IntegrationsView> {
   const checkpoints = opts.checkpoints;
   const listeners = new Set<(message: StoredMessage) => void>();
@@ -52,7 +59,15 @@ export async function followIntegrations(opts: {
   const rollups = opts.rollups
     ? startArrivalRollups({
         bus: opts.bus,
-        fold: running,
+        // The pass records each kind holds past its kept runs, read with the same state.
+        fold: {
+          state: () => {
+            const state = running.state();
+            return { ...state, passTrims: passTrims(state) };
+          },
+          seq: () => running.seq(),
+          until: (seq, timeoutMs) => running.until(seq, timeoutMs),
+        },
         ...opts.rollups,
         ...(opts.logger ? { logger: opts.logger } : {}),
       })

@@ -2,7 +2,8 @@
  * Compaction of the webhook arrival records (ops/webhooks.md "Compaction"): once the fold has taken at least
  * `threshold` arrival records since the newest rollup, a node appends a rollup (every surface's counts as
  * folded through `through`, the last sequence it folded) and removes the arrival records up to `through`.
- * Pass records stay. Nothing conditions the append, so newer records may land before it and a busy stream
+ * It is due too when a kind holds `passThreshold` pass records past its newest kept runs (projections:
+ * passTrims), and then also removes those, below `through` as well. Nothing conditions the append, so newer records may land before it and a busy stream
  * does not hold it back: the fold adds back the arrivals above `through`. Any node may compact; of two racing
  * rollups the fold takes the one through the later sequence (both sum correctly) and ignores the other.
  */
@@ -13,6 +14,11 @@ import { startPeriodic } from '../periodic.js';
 
 /** Arrival records since the newest rollup that make a compaction due. */
 export const ROLLUP_THRESHOLD = 1_000;
+/**
+ * Pass records of one kind past its kept runs that make a compaction due too: a kind's records on the
+ * stream stay within its kept runs' (100 starts and finishes) and this many more.
+ */
+export const PASS_TRIM_THRESHOLD = 50;
 /** How often a node looks whether a compaction is due. */
 export const ROLLUP_EVERY_MS = 60_000;
 /** Reads of the fold that passed over removed records before a compaction gives up until its next turn. */
@@ -29,6 +35,8 @@ export interface ArrivalsFold {
     readonly rollupThrough: number;
     /** The highest sequence the fold passed over without reading it (removed), or 0. */
     readonly skippedThrough: number;
+    /** Per kind, the pass records below `below` that may go (projections: passTrims); none when absent. */
+    readonly passTrims?: ReadonlyMap<string, { readonly below: number; readonly count: number }>;
   };
   /** The last sequence folded into `state()`. */
   seq(): number;
@@ -42,6 +50,8 @@ export interface ArrivalRollupsOptions {
   readonly logger?: Logger;
   /** Default ROLLUP_THRESHOLD. */
   readonly threshold?: number;
+  /** Default PASS_TRIM_THRESHOLD. */
+  readonly passThreshold?: number;
   /** Default ROLLUP_EVERY_MS; 0 starts no timer (a test calls `compact`). */
   readonly everyMs?: number;
   readonly now?: () => Date;
@@ -53,6 +63,8 @@ type RollupOutcome =
       readonly seq: number;
       readonly through: number;
       readonly removed: number;
+      /** Pass records removed (past each kind's kept runs). */
+      readonly passes_removed: number;
     }
   | { readonly outcome: 'not_due'; readonly since_rollup: number }
   /** The fold did not reach the stream's end, or kept passing over records no rollup it read sums. */
@@ -67,6 +79,7 @@ export interface ArrivalRollups {
 export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups {
   const { bus, fold } = opts;
   const threshold = opts.threshold ?? ROLLUP_THRESHOLD;
+  const passThreshold = opts.passThreshold ?? PASS_TRIM_THRESHOLD;
   const now = opts.now ?? (() => new Date());
 
   /** The outcome, or why this read of the fold may not be summed (the next read may). */
@@ -78,7 +91,9 @@ export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups
     const state = fold.state();
     const through = fold.seq();
     const since = state.sinceRollup.length;
-    if (since < threshold) return { outcome: 'not_due', since_rollup: since };
+    const trims = [...(state.passTrims ?? new Map<string, { below: number; count: number }>())];
+    if (since < threshold && !trims.some(([, trim]) => trim.count >= passThreshold))
+      return { outcome: 'not_due', since_rollup: since };
     // Records removed by another node's compaction that the fold has not read the rollup of yet: its counts
     // lack them, and a rollup of them would lose them for good. That rollup is in the stream by now.
     if (state.skippedThrough > state.rollupThrough)
@@ -87,20 +102,38 @@ export function startArrivalRollups(opts: ArrivalRollupsOptions): ArrivalRollups
       type: 'arrivals_rollup',
       through,
       surfaces: Object.fromEntries([...state.arrivals].map(([surface, c]) => [surface, { ...c }])),
+      ...(trims.length > 0
+        ? { passes_below: Object.fromEntries(trims.map(([kind, trim]) => [kind, trim.below])) }
+        : {}),
       at: now().toISOString(),
       node: opts.nodeId,
     };
-    const { seq } = await bus.publish(
-      Subjects.integration('arrivals', 'rollup'),
-      encoder.encode(JSON.stringify(record)),
-    );
+    const rollupSubject = Subjects.integration('arrivals', 'rollup');
+    const { seq } = await bus.publish(rollupSubject, encoder.encode(JSON.stringify(record)));
     // Cut short here, the next compaction removes these too: it purges through its own, later `through`.
     const removed = await bus.purgeBelow(Streams.Integrations, through + 1, Subjects.integrationArrivals);
+    // Every removal lies below `through`, so a fold passing over it reads this rollup after it (no gap that
+    // no rollup covers). A kind's starts go with its finishes, so no pass reads back as open.
+    let passesRemoved = 0;
+    for (const [kind, trim] of trims)
+      for (const type of ['pass_finished', 'pass_started'])
+        passesRemoved += await bus.purgeBelow(
+          Streams.Integrations,
+          trim.below,
+          Subjects.integration(kind, type),
+        );
     opts.logger?.info(
-      { event: 'arrivals_compacted', seq, through, removed, surfaces: state.arrivals.size },
+      {
+        event: 'arrivals_compacted',
+        seq,
+        through,
+        removed,
+        passes_removed: passesRemoved,
+        surfaces: state.arrivals.size,
+      },
       'arrivals_compacted',
     );
-    return { outcome: 'compacted', seq, through, removed };
+    return { outcome: 'compacted', seq, through, removed, passes_removed: passesRemoved };
   };
 
   const once = async (): Promise<RollupOutcome> => {

@@ -40,10 +40,58 @@ export interface IntegrationsState extends ArrivalCounts {
   readonly started: Map<string, PassStarted>;
   /** Per kind, the webhooks its passes registered and last saw at the vendor (what a disconnect deletes). */
   readonly webhooks: Map<string, RememberedHook[]>;
+  /** Per kind, the sequence of each kept run's finish record, in the order of `runs`. */
+  readonly runSeqs: Map<string, number[]>;
+  /** The sequence of each open start record (the runs of `started`). */
+  readonly startedSeqs: Map<string, number>;
+  /**
+   * Per kind, the sequences of the pass records folded (starts and finishes), oldest first, less those a
+   * rollup's `passes_below` says are removed: what a compaction may trim (passTrims).
+   */
+  readonly passSeqs: Map<string, number[]>;
 }
 
 export function emptyIntegrationsState(): IntegrationsState {
-  return { ...emptyArrivalCounts(), runs: new Map(), started: new Map(), webhooks: new Map() };
+  return {
+    ...emptyArrivalCounts(),
+    runs: new Map(),
+    started: new Map(),
+    webhooks: new Map(),
+    runSeqs: new Map(),
+    startedSeqs: new Map(),
+    passSeqs: new Map(),
+  };
+}
+
+/** Pass records of one kind a compaction may remove: those below `below`, `count` of them. */
+export interface PassTrim {
+  readonly below: number;
+  readonly count: number;
+}
+
+/**
+ * Per kind, the pass records below both its oldest kept run's finish (once `RUNS_KEPT` are kept) and its
+ * oldest open start: every run finished there is past the newest `RUNS_KEPT`, and no pass started there is
+ * still open. A start goes no later than its finish, so no open pass is read back from a start alone.
+ */
+export function passTrims(state: IntegrationsState): Map<string, PassTrim> {
+  const out = new Map<string, PassTrim>();
+  for (const [kind, seqs] of state.passSeqs) {
+    const kept = state.runSeqs.get(kind) ?? [];
+    if (kept.length < RUNS_KEPT) continue;
+    let below = kept[kept.length - 1] ?? 0;
+    for (const [id, start] of state.started)
+      if (start.kind === kind) below = Math.min(below, state.startedSeqs.get(id) ?? 0);
+    const count = seqs.filter((seq) => seq < below).length;
+    if (count > 0) out.set(kind, { below, count });
+  }
+  return out;
+}
+
+function notePass(state: IntegrationsState, kind: string, seq: number): void {
+  const seqs = state.passSeqs.get(kind) ?? [];
+  seqs.push(seq);
+  state.passSeqs.set(kind, seqs);
 }
 
 /** Folds the record at `seq`; anything that is not a well-formed record is skipped. */
@@ -57,20 +105,35 @@ export function applyIntegrationRecord(
   if (!parsed.success) return state;
   const record = parsed.data;
   if (record.type === 'arrival') applyArrival(state, record, seq);
-  else if (record.type === 'arrivals_rollup') applyRollup(state, record, seq);
-  else if (record.type === 'webhooks') {
+  else if (record.type === 'arrivals_rollup') {
+    applyRollup(state, record, seq);
+    // Removed, even by a rollup the counts pass over: no longer there to trim.
+    for (const [kind, below] of Object.entries(record.passes_below ?? {})) {
+      const left = (state.passSeqs.get(kind) ?? []).filter((s) => s >= below);
+      if (left.length > 0) state.passSeqs.set(kind, left);
+      else state.passSeqs.delete(kind);
+    }
+  } else if (record.type === 'webhooks') {
     if (record.hooks.length === 0) state.webhooks.delete(record.kind);
     else state.webhooks.set(record.kind, record.hooks);
   } else if (record.type === 'pass_started') {
+    notePass(state, record.kind, seq);
     state.started.set(record.run_id, record);
+    state.startedSeqs.set(record.run_id, seq);
   } else {
     const run = record.run;
+    notePass(state, run.kind, seq);
     state.started.delete(run.id);
+    state.startedSeqs.delete(run.id);
     const list = state.runs.get(run.kind) ?? [];
     if (list.some((r) => r.id === run.id)) return state;
+    const seqs = state.runSeqs.get(run.kind) ?? [];
     list.unshift(run);
+    seqs.unshift(seq);
     list.splice(RUNS_KEPT);
+    seqs.splice(RUNS_KEPT);
     state.runs.set(run.kind, list);
+    state.runSeqs.set(run.kind, seqs);
   }
   return state;
 }
@@ -80,14 +143,18 @@ interface Saved {
   runs: Array<[string, PassRun[]]>;
   started: Array<[string, PassStarted]>;
   webhooks: Array<[string, RememberedHook[]]>;
+  run_seqs: Array<[string, number[]]>;
+  started_seqs: Array<[string, number]>;
+  pass_seqs: Array<[string, number[]]>;
   counts: ReturnType<typeof saveArrivalCounts>;
 }
 
 export const integrationsProjection: Projection<IntegrationsState> = {
   name: 'integrations',
   // 2: rollups, and the arrival records since the newest one. 3: rollups through a sequence below their own,
-  // and the arrival records above it kept to add back. 4: the webhooks each kind registered.
-  version: 4,
+  // and the arrival records above it kept to add back. 4: the webhooks each kind registered. 5: the sequences
+  // of the pass records, which a compaction trims.
+  version: 5,
   stream: Streams.Integrations,
   init: emptyIntegrationsState,
   apply: (state, message) => void applyIntegrationRecord(state, decodeJson(message.data), message.seq),
@@ -97,6 +164,9 @@ export const integrationsProjection: Projection<IntegrationsState> = {
       runs: [...state.runs],
       started: [...state.started],
       webhooks: [...state.webhooks],
+      run_seqs: [...state.runSeqs],
+      started_seqs: [...state.startedSeqs],
+      pass_seqs: [...state.passSeqs],
       counts: saveArrivalCounts(state),
     }),
     load: (saved) => {
@@ -106,7 +176,10 @@ export const integrationsProjection: Projection<IntegrationsState> = {
         !Array.isArray(s.arrivals) ||
         !Array.isArray(s.runs) ||
         !Array.isArray(s.started) ||
-        !Array.isArray(s.webhooks)
+        !Array.isArray(s.webhooks) ||
+        !Array.isArray(s.run_seqs) ||
+        !Array.isArray(s.started_seqs) ||
+        !Array.isArray(s.pass_seqs)
       )
         return null;
       const counts = loadArrivalCounts(s.counts, new Map(s.arrivals));
@@ -116,6 +189,9 @@ export const integrationsProjection: Projection<IntegrationsState> = {
           runs: new Map(s.runs),
           started: new Map(s.started),
           webhooks: new Map(s.webhooks),
+          runSeqs: new Map(s.run_seqs),
+          startedSeqs: new Map(s.started_seqs),
+          passSeqs: new Map(s.pass_seqs),
         }
       );
     },

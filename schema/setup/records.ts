@@ -92,6 +92,11 @@ export const ArrivalsRollup = z.object({
   type: z.literal('arrivals_rollup'),
   through: z.number().int().nonnegative().optional(),
   surfaces: z.record(z.string(), SurfaceCounts),
+  /**
+   * Per kind, the sequence its pass records (`pass_started`, `pass_finished`) were removed below, by the
+   * compaction that appended this rollup: runs past the newest kept per kind, none still open.
+   */
+  passes_below: z.record(z.string(), z.number().int().positive()).optional(),
   at: z.string(),
   node: z.string(),
 });
