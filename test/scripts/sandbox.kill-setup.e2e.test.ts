@@ -6,64 +6,12 @@
  * just before its node dies, whose agent ignores the SIGTERM, is stopped by the restarted node.
  */
 import t, { type Test } from 'tap';
-import { mentionWake, queueWake } from '../harness/wake.js';
-import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
-import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
-import { fakeAgentCommand } from '../actors/sandbox/harness.js';
-import { bootNode, storeDir, type BootedNode } from '../harness/serve-store.js';
-import { localProviders } from '../fixtures/llm/providers.js';
+import { bootNode } from '../harness/serve-store.js';
 import { killGroupsOf, pidsRunning } from '../harness/proc.js';
 import { until } from '../harness/until.js';
+import { putBob, runsUntil, storeWithWake } from './fixtures/sandbox-node.js';
 
-interface Run {
-  sandbox_id: string;
-  status: string;
-  error: string | null;
-}
-
-/** Asks `/sandbox-runs` until `match` holds for its runs (each answer a fresh read). */
-function runsUntil(node: BootedNode, match: (runs: Run[]) => boolean): Promise<Run[]> {
-  return until(
-    async () => ((await (await node.call('GET', '/sandbox-runs')).json()) as { runs: Run[] }).runs,
-    match,
-    { timeoutMs: 30_000, everyMs: 50 },
-  );
-}
-
-/** Puts the company whose seat Bob has a sandbox (`sandbox` over the fake agent); the answer's status. */
-async function putBob(
-  node: BootedNode,
-  llmBaseUrl: string,
-  sandbox: Record<string, unknown>,
-): Promise<number> {
-  const company = {
-    name: 'Acme',
-    timezone: 'UTC',
-    providers: localProviders(llmBaseUrl),
-    roles: [{ name: 'Bob', sandbox: { env: {}, default_coding_agent: fakeAgentCommand, ...sandbox } }],
-  };
-  const put = await node.call('PUT', '/config', {
-    body: JSON.stringify(company),
-    headers: { 'content-type': 'application/json', 'x-summary': 'sandbox kill test' },
-  });
-  return put.status;
-}
-
-/** A store whose seat Bob has a queued wake, and the model that answers its turn with one coding run. */
-async function storeWithWake(t: Test) {
-  const store = storeDir(t);
-  const llm = await startLlmServer({
-    wire: 'openai',
-    script: sandboxTurnScript('Add the endpoint', 'The coding run ended.'),
-  });
-  t.teardown(() => llm.close());
-  const bus = await openMemoryBus({ storeDir: store.storeDir });
-  await ensureCatalogue(bus);
-  await queueWake(bus, 'bob', mentionWake('Please add the endpoint'));
-  await bus.close();
-  return { store, llm };
-}
+const SUMMARY = 'sandbox kill test';
 
 /** A `sleep` no other process runs with the same arguments, killed at teardown whatever happened. */
 function marker(t: Test): string[] {
@@ -75,11 +23,11 @@ function marker(t: Test): string[] {
 t.test(
   'kill -9 in a coding run’s setup: the restarted node records the launch cut and stops the step it left running',
   async (t: Test) => {
-    const { store, llm } = await storeWithWake(t);
+    const { store, llmBaseUrl } = await storeWithWake(t);
     // The setup step: a shell waiting on the marker.
     const step = marker(t);
     const first = await bootNode(t, store, '');
-    t.equal(await putBob(first, llm.baseUrl, { setup: [`${step.join(' ')} & wait`] }), 201);
+    t.equal(await putBob(first, llmBaseUrl, { setup: [`${step.join(' ')} & wait`] }, SUMMARY), 201);
     await until(
       () => Promise.resolve(pidsRunning(step)),
       (pids) => pids.length === 1,
@@ -108,12 +56,12 @@ t.test(
 t.test(
   'kill -9 as the coding agent starts: after the restart the agent is either watched as running or recorded cut and stopped',
   async (t: Test) => {
-    const { store, llm } = await storeWithWake(t);
+    const { store, llmBaseUrl } = await storeWithWake(t);
     const agent = marker(t);
     const first = await bootNode(t, store, '');
     // The agent kills its node as it starts: the record that it started may or may not have landed.
     const command = `kill -9 ${first.run.child.pid}; exec ${agent.join(' ')}`;
-    t.equal(await putBob(first, llm.baseUrl, { default_coding_agent: command }), 201);
+    t.equal(await putBob(first, llmBaseUrl, { default_coding_agent: command }, SUMMARY), 201);
     await first.run.exited;
     await until(
       () => Promise.resolve(pidsRunning(agent)),
@@ -150,11 +98,11 @@ t.test(
 t.test(
   'kill -9 in a cancel’s grace: the restarted node stops what of the cancelled run ignored its SIGTERM',
   async (t: Test) => {
-    const { store, llm } = await storeWithWake(t);
+    const { store, llmBaseUrl } = await storeWithWake(t);
     const agent = marker(t);
     const first = await bootNode(t, store, '');
     const command = `trap '' TERM; ${agent.join(' ')} & wait`;
-    t.equal(await putBob(first, llm.baseUrl, { default_coding_agent: command }), 201);
+    t.equal(await putBob(first, llmBaseUrl, { default_coding_agent: command }, SUMMARY), 201);
     const [run] = await runsUntil(first, (runs) => runs[0]?.status === 'running');
     // `running` is recorded once the shell starts; the agent it backgrounds may start later on a loaded machine.
     await until(

@@ -9,23 +9,22 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { mentionWake, queueWake } from '../harness/wake.js';
-import { ensureCatalogue, openMemoryBus } from '../../bus/index.js';
-import { startLlmServer } from '../fixtures/llm/llm-server.js';
-import { sandboxTurnScript } from '../fixtures/llm/sandbox-turn.js';
-import { fakeAgentCommand } from '../actors/sandbox/harness.js';
-import { bootNode, storeDir, type BootedNode, type StoreDir } from '../harness/serve-store.js';
+import { bootNode, type BootedNode, type StoreDir } from '../harness/serve-store.js';
 import { freePort } from '../harness/child.js';
-import { localProviders } from '../fixtures/llm/providers.js';
 import { until } from '../harness/until.js';
-import { agentEnv, killRun, pidsWith } from './fixtures/sandbox-procs.js';
+import { killRun, pidsWith } from './fixtures/sandbox-procs.js';
+import {
+  agentOf,
+  eventsUntil,
+  putBob,
+  runsUntil,
+  storeWithWake,
+  type SandboxRun,
+} from './fixtures/sandbox-node.js';
 import { rawWebSocket } from '../harness/ws-raw.js';
 import { TOKEN } from '../harness/serve-store.js';
 
-interface Run {
-  sandbox_id: string;
-  status: string;
-  error: string | null;
+interface Run extends SandboxRun {
   telemetry: { traces: number; metrics: number; logs: number; spans: number } | null;
 }
 
@@ -40,44 +39,11 @@ const init = rpc(1, 'initialize', {
 const spans = (n: number) =>
   JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: Array.from({ length: n }, () => ({})) }] }] });
 
-function runsUntil(node: BootedNode, match: (runs: Run[]) => boolean): Promise<Run[]> {
-  return until(
-    async () => ((await (await node.call('GET', '/sandbox-runs')).json()) as { runs: Run[] }).runs,
-    match,
-    { timeoutMs: 30_000, everyMs: 50 },
-  );
-}
-
-async function storeWithWake(t: Test): Promise<{ store: StoreDir; llmBaseUrl: string }> {
-  const store = storeDir(t);
-  const llm = await startLlmServer({
-    wire: 'openai',
-    script: sandboxTurnScript('Add the endpoint', 'The coding run ended.'),
-  });
-  t.teardown(() => llm.close());
-  const bus = await openMemoryBus({ storeDir: store.storeDir });
-  await ensureCatalogue(bus);
-  await queueWake(bus, 'bob', mentionWake('Please add the endpoint'));
-  await bus.close();
-  return { store, llmBaseUrl: llm.baseUrl };
-}
+/** Bob's sandbox whose fake agent holds until released. */
+const held = { env: { FAKE_HOLD: '1' } };
 
 async function boot(t: Test, store: StoreDir, port: number): Promise<BootedNode> {
   return bootNode(t, store, '', { SVC_SANDBOX_OTEL_RECEIVER_URL: `http://127.0.0.1:${port}` }, port);
-}
-
-async function putBob(node: BootedNode, llmBaseUrl: string, env: Record<string, string>): Promise<void> {
-  const company = {
-    name: 'Acme',
-    timezone: 'UTC',
-    providers: localProviders(llmBaseUrl),
-    roles: [{ name: 'Bob', sandbox: { env, default_coding_agent: fakeAgentCommand } }],
-  };
-  const put = await node.call('PUT', '/config', {
-    body: JSON.stringify(company),
-    headers: { 'content-type': 'application/json', 'x-summary': 'sandbox lifecycle' },
-  });
-  if (put.status !== 201) throw new Error(`PUT /config: ${put.status} ${await put.text()}`);
 }
 
 t.test(
@@ -98,17 +64,13 @@ t.test(
         if (frame.kind === 'pong') ponged();
       }
     })().catch(() => undefined);
-    await putBob(node, llmBaseUrl, { FAKE_HOLD: '1' });
-    const [run] = await runsUntil(node, (runs) => runs.some((r) => r.status === 'running'));
+    t.equal(await putBob(node, llmBaseUrl, held, 'sandbox lifecycle'), 201);
+    const [run] = await runsUntil<Run>(node, (runs) => runs.some((r) => r.status === 'running'));
     const id = run!.sandbox_id;
     t.teardown(() => killRun(id));
-    const agent = await until(
-      () => Promise.resolve(agentEnv(id)),
-      (a) => a !== null,
-      { timeoutMs: 10_000, everyMs: 20 },
-    );
-    const otlp = agent!.env.get('OTEL_EXPORTER_OTLP_ENDPOINT')!;
-    const mcp = agent!.env.get('SVC_MCP_URL')!;
+    const agent = await agentOf(id);
+    const otlp = agent.env.get('OTEL_EXPORTER_OTLP_ENDPOINT')!;
+    const mcp = agent.env.get('SVC_MCP_URL')!;
     t.match(otlp, new RegExp(`^http://127\\.0\\.0\\.1:${port}/otlp/[A-Za-z0-9_-]{43}$`));
     t.equal(mcp, otlp.replace('/otlp/', '/mcp/'), 'one token for both routes');
 
@@ -139,19 +101,10 @@ t.test(
     );
 
     writeFileSync(join(store.storeDir, 'sandboxes', id, 'control', 'release'), '');
-    await runsUntil(node, (runs) => runs[0]?.status === 'done');
+    await runsUntil<Run>(node, (runs) => runs[0]?.status === 'done');
     const snapshot = (await (await node.call('GET', '/stream/snapshot')).json()) as { sandboxes: Run[] };
     t.same(snapshot.sandboxes, [], 'an ended run leaves the live section');
-    const events = await until(
-      async () =>
-        (
-          (await (await node.call('GET', '/events?limit=400')).json()) as {
-            rows: Array<Record<string, unknown>>;
-          }
-        ).rows,
-      (rows) => rows.some((r) => r['type'] === 'sandbox_run_completed'),
-      { timeoutMs: 10_000, everyMs: 50 },
-    );
+    const events = await eventsUntil(node, 'sandbox_run_completed');
     t.match(
       events.filter((r) => String(r['type']).startsWith('sandbox_run_')).map((r) => r['type']),
       ['sandbox_run_completed', 'sandbox_run_updated', 'sandbox_run_started'],
@@ -201,6 +154,18 @@ t.test(
   },
 );
 
+/** A served node whose seat Bob's turn launched a run holding until released; the run's id and agent. */
+async function heldRun(t: Test) {
+  const { store, llmBaseUrl } = await storeWithWake(t);
+  const port = await freePort();
+  const node = await boot(t, store, port);
+  t.equal(await putBob(node, llmBaseUrl, held, 'sandbox lifecycle'), 201);
+  const [run] = await runsUntil<Run>(node, (runs) => runs.some((r) => r.status === 'running'));
+  const id = run!.sandbox_id;
+  t.teardown(() => killRun(id));
+  return { store, port, node, id, agent: await agentOf(id) };
+}
+
 /** The seat's `phase: sandbox` row once its run ended. */
 async function sandboxRow(node: BootedNode): Promise<Record<string, unknown>> {
   const bob = await until(
@@ -217,33 +182,13 @@ async function sandboxRow(node: BootedNode): Promise<Record<string, unknown>> {
 t.test(
   'a run whose agent is killed under it fails: recorded, published as sandbox_run_failed, its token dead',
   async (t: Test) => {
-    const { store, llmBaseUrl } = await storeWithWake(t);
-    const port = await freePort();
-    const node = await boot(t, store, port);
-    await putBob(node, llmBaseUrl, { FAKE_HOLD: '1' });
-    const [run] = await runsUntil(node, (runs) => runs.some((r) => r.status === 'running'));
-    const id = run!.sandbox_id;
-    t.teardown(() => killRun(id));
-    const agent = (await until(
-      () => Promise.resolve(agentEnv(id)),
-      (a) => a !== null,
-      { timeoutMs: 10_000, everyMs: 20 },
-    ))!;
+    const { node, id, agent } = await heldRun(t);
     const mcp = agent.env.get('SVC_MCP_URL')!;
     process.kill(agent.pid, 'SIGKILL');
 
-    const [failed] = await runsUntil(node, (runs) => runs[0]?.status === 'failed');
+    const [failed] = await runsUntil<Run>(node, (runs) => runs[0]?.status === 'failed');
     t.match(failed!.error, /exit|137|signal|gone/i, 'its error says how it ended');
-    const events = await until(
-      async () =>
-        (
-          (await (await node.call('GET', '/events?limit=400')).json()) as {
-            rows: Array<Record<string, unknown>>;
-          }
-        ).rows,
-      (rows) => rows.some((r) => r['type'] === 'sandbox_run_failed'),
-      { timeoutMs: 10_000, everyMs: 50 },
-    );
+    const events = await eventsUntil(node, 'sandbox_run_failed');
     t.match(
       events.find((r) => r['type'] === 'sandbox_run_failed'),
       { failed: true, agent_id: String },
@@ -264,19 +209,8 @@ t.test(
 t.test(
   'a node killed (-9) mid-run and restarted serves the run’s token again; the run ends on it and the token dies',
   async (t: Test) => {
-    const { store, llmBaseUrl } = await storeWithWake(t);
-    const port = await freePort();
-    const first = await boot(t, store, port);
-    await putBob(first, llmBaseUrl, { FAKE_HOLD: '1' });
-    const [run] = await runsUntil(first, (runs) => runs.some((r) => r.status === 'running'));
-    const id = run!.sandbox_id;
+    const { store, port, node: first, id, agent } = await heldRun(t);
     const control = join(store.storeDir, 'sandboxes', id, 'control');
-    t.teardown(() => killRun(id));
-    const agent = (await until(
-      () => Promise.resolve(agentEnv(id)),
-      (a) => a !== null,
-      { timeoutMs: 10_000, everyMs: 20 },
-    ))!;
     const otlp = agent.env.get('OTEL_EXPORTER_OTLP_ENDPOINT')!;
     const mcp = agent.env.get('SVC_MCP_URL')!;
     const post = (body: string) =>
@@ -286,14 +220,16 @@ t.test(
     await first.run.exited;
 
     const second = await boot(t, store, port);
-    t.match(await runsUntil(second, (runs) => runs.length === 1), [{ sandbox_id: id, status: 'running' }]);
+    t.match(await runsUntil<Run>(second, (runs) => runs.length === 1), [
+      { sandbox_id: id, status: 'running' },
+    ]);
     t.equal((await post(spans(3))).status, 200, 'the restarted node takes the run’s telemetry');
     const list = await fetch(mcp, { method: 'POST', headers: mcpHeaders, body: rpc(2, 'tools/list', {}) });
     t.equal(list.status, 200, 'and answers its tool calls');
     t.match(await list.json(), { result: { tools: Array } });
 
     writeFileSync(join(control, 'release'), '');
-    await runsUntil(second, (runs) => runs[0]?.status === 'done');
+    await runsUntil<Run>(second, (runs) => runs[0]?.status === 'done');
     t.equal((await post(spans(1))).status, 401, 'the token dies with the run');
     t.equal((await fetch(mcp, { method: 'POST', headers: mcpHeaders, body: init })).status, 401);
     await second.run.waitForLog((l) => l.msg === 'turn completed');
@@ -316,18 +252,8 @@ t.test(
       'echo $$ > "$SVC_SANDBOX_CONTROL/up.tmp"; mv "$SVC_SANDBOX_CONTROL/up.tmp" "$SVC_SANDBOX_CONTROL/up"',
       'while ! test -e "$SVC_SANDBOX_CONTROL/release"; do sleep 0.05; done',
     ].join('\n');
-    const company = {
-      name: 'Acme',
-      timezone: 'UTC',
-      providers: localProviders(llmBaseUrl),
-      roles: [{ name: 'Bob', sandbox: { env: {}, default_coding_agent: agent } }],
-    };
-    const put = await first.call('PUT', '/config', {
-      body: JSON.stringify(company),
-      headers: { 'content-type': 'application/json', 'x-summary': 'isolated run' },
-    });
-    t.equal(put.status, 201);
-    const [run] = await runsUntil(first, (runs) => runs.some((r) => r.status === 'running'));
+    t.equal(await putBob(first, llmBaseUrl, { default_coding_agent: agent }, 'isolated run'), 201);
+    const [run] = await runsUntil<Run>(first, (runs) => runs.some((r) => r.status === 'running'));
     const id = run!.sandbox_id;
     const control = join(store.storeDir, 'sandboxes', id, 'control');
     t.teardown(() => killRun(id));
@@ -342,7 +268,9 @@ t.test(
     await first.run.exited;
 
     const second = await bootNode(t, store, isolated, env, port);
-    t.match(await runsUntil(second, (runs) => runs.length === 1), [{ sandbox_id: id, status: 'running' }]);
+    t.match(await runsUntil<Run>(second, (runs) => runs.length === 1), [
+      { sandbox_id: id, status: 'running' },
+    ]);
     const cancel = await second.call('POST', `/sandbox-runs/${id}/cancel`, {
       body: JSON.stringify({ reason: 'enough' }),
       headers: { 'content-type': 'application/json' },
