@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { needsChromium, openPage, pauseAhead, startBrowser } from '../harness/browser.js';
+import { until } from '../harness/until.js';
 import { startCompanyNode, TOKEN } from './fixtures/company-node.js';
 
 t.test(
@@ -32,6 +33,20 @@ t.test(
     await started.filter({ hasText: /\bstarted\s*\d+s ago$/ }).waitFor();
     const latest = w.page.locator('section[aria-label="Latest events"] li time').first();
     await latest.filter({ hasText: /^\d+s ago$/ }).waitFor();
+    // The node raises the example company's alarms on its first alarm tick after the apply: the card shows
+    // them before the page goes quiet, so no alarm is drawn while it is.
+    await node.run.waitForLog((l) => l['alarm'] === 'setup_incomplete:codehost_a.webhook_unsigned');
+    const raised = node.run.lines.filter(
+      (l) => l['component'] === 'alarms' && /^alarm raised/.test(l.msg),
+    ).length;
+    await until(
+      async () =>
+        ((await (await fetch(`${node.url}/health`)).json()) as { alarms: { count: number } }).alarms.count,
+      (count) => count === raised,
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
+    const alarms = new RegExp(`\\balarms\\s*${raised}\\b`);
+    await card.locator('.stat', { hasText: 'alarms' }).filter({ hasText: alarms }).waitFor();
 
     quiet = true;
     // Every change in the Node card recorded: only the relative time may be drawn again.
