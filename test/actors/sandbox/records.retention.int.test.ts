@@ -193,6 +193,12 @@ t.test(
       ).includes(Subjects.agentInbox('bob')),
       'its seat is woken with the outcome',
     );
+    // The end is stored again once its event and wake are done (owed cleared): only then is it settled.
+    await until(
+      () => Promise.resolve(records.get('sb-lost')),
+      (r) => r?.owed === null,
+      { timeoutMs: 10_000, everyMs: 10 },
+    );
     clock.ms = storedAt + 61 * DAY;
     await records.prune();
     tt.equal(records.get('sb-lost'), undefined, '30 days after that end the run is dropped');
